@@ -1,0 +1,126 @@
+// Package postgres is Hitch's store for multi-node deployments, on
+// PostgreSQL through pgx/v5.
+package postgres
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/hitchdev/hitch/internal/store/sqlstore"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// Options tune the pool. The zero value uses pgx's defaults.
+type Options struct {
+	// Schema, when set, becomes the connections' search_path (tests run
+	// each in its own schema).
+	Schema string
+	// MaxConns caps the pool (default: pgx's, max(4, NumCPU)).
+	MaxConns int32
+}
+
+// Open connects to the database at url.
+func Open(ctx context.Context, url string, opts Options) (*sqlstore.DB, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		// pgx's message can include the password; name the setting only.
+		return nil, errors.New("postgres: invalid database URL")
+	}
+	if opts.Schema != "" {
+		cfg.ConnConfig.RuntimeParams["search_path"] = opts.Schema
+	}
+	if opts.MaxConns > 0 {
+		cfg.MaxConns = opts.MaxConns
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: connect: %w", err)
+	}
+	d := &driver{pool: pool}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("postgres: ping: %w", err)
+	}
+	return sqlstore.New(d)
+}
+
+type driver struct{ pool *pgxpool.Pool }
+
+// Pool is the underlying pgx pool (for River's pgx driver).
+func (d *driver) Pool() *pgxpool.Pool { return d.pool }
+
+func (d *driver) Name() string                   { return "postgres" }
+func (d *driver) Ping(ctx context.Context) error { return d.pool.Ping(ctx) }
+func (d *driver) Close() error                   { d.pool.Close(); return nil }
+
+func (d *driver) Migrations() fs.FS {
+	sub, _ := fs.Sub(migrations, "migrations")
+	return sub
+}
+
+// MigrationLockSQL serializes migrations across nodes with a transaction
+// advisory lock (released at commit). The key is arbitrary but fixed.
+func (d *driver) MigrationLockSQL() string { return `SELECT pg_advisory_xact_lock(4818237262)` }
+
+func (d *driver) IsNoRows(err error) bool { return errors.Is(err, pgx.ErrNoRows) }
+
+func (d *driver) IsUniqueViolation(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "23505"
+}
+
+func (d *driver) Exec(ctx context.Context, query string, args ...any) (int64, error) {
+	tag, err := d.pool.Exec(ctx, query, args...)
+	return tag.RowsAffected(), err
+}
+
+func (d *driver) Query(ctx context.Context, query string, args ...any) (sqlstore.Rows, error) {
+	return d.pool.Query(ctx, query, args...)
+}
+
+func (d *driver) QueryRow(ctx context.Context, query string, args ...any) sqlstore.Row {
+	return d.pool.QueryRow(ctx, query, args...)
+}
+
+func (d *driver) Begin(ctx context.Context) (sqlstore.Tx, error) {
+	tx, err := d.pool.Begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return pgTx{tx}, nil
+}
+
+type pgTx struct{ tx pgx.Tx }
+
+func (t pgTx) Exec(ctx context.Context, query string, args ...any) (int64, error) {
+	tag, err := t.tx.Exec(ctx, query, args...)
+	return tag.RowsAffected(), err
+}
+
+func (t pgTx) Query(ctx context.Context, query string, args ...any) (sqlstore.Rows, error) {
+	return t.tx.Query(ctx, query, args...)
+}
+
+func (t pgTx) QueryRow(ctx context.Context, query string, args ...any) sqlstore.Row {
+	return t.tx.QueryRow(ctx, query, args...)
+}
+
+func (t pgTx) Commit(ctx context.Context) error { return t.tx.Commit(ctx) }
+
+func (t pgTx) Rollback(ctx context.Context) error {
+	if err := t.tx.Rollback(ctx); err != nil && !errors.Is(err, pgx.ErrTxClosed) {
+		return err
+	}
+	return nil
+}
+
+func (t pgTx) Raw() any { return t.tx }

@@ -1,0 +1,193 @@
+// Package sqlite is Hitch's embedded store: a single SQLite file in WAL mode
+// through the pure-Go modernc.org/sqlite driver, with one writer connection
+// and a pool of read-only connections.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/hitchdev/hitch/internal/store/sqlstore"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// Open opens (creating if needed) the database file at path.
+func Open(ctx context.Context, path string) (*sqlstore.DB, error) {
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, fmt.Errorf("sqlite: create directory: %w", err)
+		}
+	}
+	pragmas := url.Values{}
+	for _, p := range []string{
+		"journal_mode(WAL)",
+		"busy_timeout(10000)",
+		"foreign_keys(1)",
+		"synchronous(NORMAL)", // durable in WAL mode except for the last commits on power loss
+	} {
+		pragmas.Add("_pragma", p)
+	}
+	pragmas.Set("_time_format", "sqlite")
+
+	writerQuery := cloneValues(pragmas)
+	writerQuery.Set("_txlock", "immediate") // take the write lock at BEGIN, not on first write
+	writer, err := sql.Open("sqlite", "file:"+path+"?"+writerQuery.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: open writer: %w", err)
+	}
+	writer.SetMaxOpenConns(1)
+	writer.SetMaxIdleConns(1)
+	writer.SetConnMaxLifetime(0)
+	writer.SetConnMaxIdleTime(0)
+
+	readerQuery := cloneValues(pragmas)
+	readerQuery.Add("_pragma", "query_only(1)")
+	reader, err := sql.Open("sqlite", "file:"+path+"?"+readerQuery.Encode())
+	if err != nil {
+		writer.Close()
+		return nil, fmt.Errorf("sqlite: open readers: %w", err)
+	}
+	readers := max(4, runtime.GOMAXPROCS(0))
+	reader.SetMaxOpenConns(readers)
+	reader.SetMaxIdleConns(readers)
+	reader.SetConnMaxIdleTime(0)
+
+	d := &driver{writer: writer, reader: reader}
+	// Open the writer first so that WAL mode is set before readers attach.
+	if err := d.Ping(ctx); err != nil {
+		d.Close()
+		return nil, fmt.Errorf("sqlite: %w", err)
+	}
+	return sqlstore.New(d)
+}
+
+func cloneValues(v url.Values) url.Values {
+	out := url.Values{}
+	for k, vs := range v {
+		out[k] = append([]string(nil), vs...)
+	}
+	return out
+}
+
+type driver struct {
+	writer *sql.DB // one connection: SQLite has one writer at a time
+	reader *sql.DB // query_only connections for reads outside transactions
+}
+
+func (d *driver) Name() string { return "sqlite" }
+
+func (d *driver) Ping(ctx context.Context) error {
+	if err := d.writer.PingContext(ctx); err != nil {
+		return err
+	}
+	return d.reader.PingContext(ctx)
+}
+
+func (d *driver) Close() error {
+	return errors.Join(d.reader.Close(), d.writer.Close())
+}
+
+func (d *driver) Migrations() fs.FS {
+	sub, _ := fs.Sub(migrations, "migrations")
+	return sub
+}
+
+func (d *driver) MigrationLockSQL() string { return "" }
+
+func (d *driver) IsNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }
+
+func (d *driver) IsUniqueViolation(err error) bool {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	return se.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE || se.Code() == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
+}
+
+// pick sends plain reads to the reader pool and everything else (including
+// INSERT … RETURNING) to the writer.
+func (d *driver) pick(query string) *sql.DB {
+	q := strings.TrimSpace(query)
+	if len(q) >= 6 && strings.EqualFold(q[:6], "SELECT") {
+		return d.reader
+	}
+	return d.writer
+}
+
+func (d *driver) Exec(ctx context.Context, query string, args ...any) (int64, error) {
+	return execResult(d.writer.ExecContext(ctx, query, args...))
+}
+
+func (d *driver) Query(ctx context.Context, query string, args ...any) (sqlstore.Rows, error) {
+	rows, err := d.pick(query).QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	return sqlRows{rows}, nil
+}
+
+func (d *driver) QueryRow(ctx context.Context, query string, args ...any) sqlstore.Row {
+	return d.pick(query).QueryRowContext(ctx, query, args...)
+}
+
+func (d *driver) Begin(ctx context.Context) (sqlstore.Tx, error) {
+	tx, err := d.writer.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &sqlTx{tx: tx}, nil
+}
+
+type sqlTx struct{ tx *sql.Tx }
+
+func (t *sqlTx) Exec(ctx context.Context, query string, args ...any) (int64, error) {
+	return execResult(t.tx.ExecContext(ctx, query, args...))
+}
+
+func (t *sqlTx) Query(ctx context.Context, query string, args ...any) (sqlstore.Rows, error) {
+	rows, err := t.tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	return sqlRows{rows}, nil
+}
+
+func (t *sqlTx) QueryRow(ctx context.Context, query string, args ...any) sqlstore.Row {
+	return t.tx.QueryRowContext(ctx, query, args...)
+}
+
+func (t *sqlTx) Commit(context.Context) error { return t.tx.Commit() }
+
+func (t *sqlTx) Rollback(context.Context) error {
+	if err := t.tx.Rollback(); err != nil && !errors.Is(err, sql.ErrTxDone) {
+		return err
+	}
+	return nil
+}
+
+func (t *sqlTx) Raw() any { return t.tx }
+
+type sqlRows struct{ *sql.Rows }
+
+func (r sqlRows) Close() { _ = r.Rows.Close() }
+
+func execResult(res sql.Result, err error) (int64, error) {
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}

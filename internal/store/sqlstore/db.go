@@ -1,0 +1,65 @@
+package sqlstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/hitchdev/hitch/internal/store"
+)
+
+// DB is a store.Store over a dialect Driver.
+type DB struct {
+	executor
+	drv        Driver
+	migrations []migration
+}
+
+var _ store.Store = (*DB)(nil)
+
+// New wraps an open driver. It does not migrate: call Migrate.
+func New(drv Driver) (*DB, error) {
+	migrations, err := loadMigrations(drv.Migrations())
+	if err != nil {
+		return nil, err
+	}
+	return &DB{executor: executor{conn: drv, drv: drv}, drv: drv, migrations: migrations}, nil
+}
+
+func (db *DB) Dialect() string                { return db.drv.Name() }
+func (db *DB) Ping(ctx context.Context) error { return db.drv.Ping(ctx) }
+func (db *DB) Close() error                   { return db.drv.Close() }
+
+// InTx runs fn in a transaction. A panic in fn rolls back and re-panics.
+func (db *DB) InTx(ctx context.Context, fn func(store.Executor) error) (err error) {
+	tx, err := db.drv.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("store: begin: %w", err)
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			if rbErr := tx.Rollback(context.WithoutCancel(ctx)); rbErr != nil && err != nil {
+				err = errors.Join(err, fmt.Errorf("store: rollback: %w", rbErr))
+			}
+		}
+	}()
+	if err := fn(&TxExecutor{executor: executor{conn: tx, drv: db.drv}, tx: tx}); err != nil {
+		return err
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("store: commit: %w", err)
+	}
+	committed = true
+	return nil
+}
+
+// TxExecutor is the Executor handed to InTx callbacks.
+type TxExecutor struct {
+	executor
+	tx Tx
+}
+
+// Raw returns the native transaction (*sql.Tx for SQLite, pgx.Tx for
+// PostgreSQL) so that job inserts can join it.
+func (t *TxExecutor) Raw() any { return t.tx.Raw() }

@@ -1,0 +1,428 @@
+package sqlstore
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/hitchdev/hitch/internal/store"
+)
+
+type executor struct {
+	conn Conn
+	drv  Driver
+}
+
+// notFound translates the driver's no-rows error into store.ErrNotFound and
+// a unique violation into store.ErrConflict, prefixing what was being done.
+func (e *executor) wrap(op string, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case e.drv.IsNoRows(err):
+		return fmt.Errorf("%s: %w", op, store.ErrNotFound)
+	case e.drv.IsUniqueViolation(err):
+		return fmt.Errorf("%s: %w: %v", op, store.ErrConflict, err)
+	default:
+		return fmt.Errorf("%s: %w", op, err)
+	}
+}
+
+func utc(t time.Time) time.Time { return t.UTC() }
+
+func utcPtr(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
+
+// jsonArg passes raw JSON as text, which both dialects accept for their JSON
+// column types; nil stays NULL.
+func jsonArg(raw json.RawMessage) any {
+	if raw == nil {
+		return nil
+	}
+	return string(raw)
+}
+
+// Clients
+
+func (e *executor) ClientInsert(ctx context.Context, p *store.ClientInsertParams) (*store.Client, error) {
+	_, err := e.conn.Exec(ctx, `INSERT INTO clients (id, name, environment, created_at) VALUES ($1, $2, $3, $4)`,
+		p.ID, p.Name, p.Environment, p.CreatedAt.UTC())
+	if err != nil {
+		return nil, e.wrap("client: insert", err)
+	}
+	return &store.Client{ID: p.ID, Name: p.Name, Environment: p.Environment, CreatedAt: p.CreatedAt.UTC()}, nil
+}
+
+const clientColumns = `id, name, environment, created_at`
+
+func scanClient(row Row) (*store.Client, error) {
+	var c store.Client
+	if err := row.Scan(&c.ID, &c.Name, &c.Environment, &c.CreatedAt); err != nil {
+		return nil, err
+	}
+	c.CreatedAt = utc(c.CreatedAt)
+	return &c, nil
+}
+
+func (e *executor) ClientGetByID(ctx context.Context, id string) (*store.Client, error) {
+	c, err := scanClient(e.conn.QueryRow(ctx, `SELECT `+clientColumns+` FROM clients WHERE id = $1`, id))
+	if err != nil {
+		return nil, e.wrap("client: get by id", err)
+	}
+	return c, nil
+}
+
+func (e *executor) ClientList(ctx context.Context) ([]*store.Client, error) {
+	rows, err := e.conn.Query(ctx, `SELECT `+clientColumns+` FROM clients ORDER BY created_at, id`)
+	if err != nil {
+		return nil, e.wrap("client: list", err)
+	}
+	return collect(rows, scanClient, e, "client: list")
+}
+
+func (e *executor) ClientCount(ctx context.Context) (int, error) {
+	var n int
+	if err := e.conn.QueryRow(ctx, `SELECT COUNT(*) FROM clients`).Scan(&n); err != nil {
+		return 0, e.wrap("client: count", err)
+	}
+	return n, nil
+}
+
+func (e *executor) ClientSecretInsert(ctx context.Context, p *store.ClientSecretInsertParams) error {
+	_, err := e.conn.Exec(ctx, `INSERT INTO client_secrets (id, client_id, hash, sealed, created_at) VALUES ($1, $2, $3, $4, $5)`,
+		p.ID, p.ClientID, p.Hash, p.Sealed, p.CreatedAt.UTC())
+	return e.wrap("client secret: insert", err)
+}
+
+func (e *executor) ClientSecretExpireCurrent(ctx context.Context, clientID string, expiresAt time.Time) error {
+	_, err := e.conn.Exec(ctx, `UPDATE client_secrets SET expires_at = $2 WHERE client_id = $1 AND expires_at IS NULL`,
+		clientID, expiresAt.UTC())
+	return e.wrap("client secret: expire current", err)
+}
+
+func (e *executor) ClientSecretListLive(ctx context.Context, clientID string, now time.Time) ([]*store.ClientSecret, error) {
+	rows, err := e.conn.Query(ctx, `SELECT id, client_id, hash, sealed, created_at, expires_at FROM client_secrets
+		WHERE client_id = $1 AND (expires_at IS NULL OR expires_at > $2) ORDER BY created_at DESC`, clientID, now.UTC())
+	if err != nil {
+		return nil, e.wrap("client secret: list live", err)
+	}
+	return collect(rows, func(row Row) (*store.ClientSecret, error) {
+		var s store.ClientSecret
+		if err := row.Scan(&s.ID, &s.ClientID, &s.Hash, &s.Sealed, &s.CreatedAt, &s.ExpiresAt); err != nil {
+			return nil, err
+		}
+		s.CreatedAt, s.ExpiresAt = utc(s.CreatedAt), utcPtr(s.ExpiresAt)
+		return &s, nil
+	}, e, "client secret: list live")
+}
+
+// Users
+
+const userColumns = `id, client_id, external_user_id, created_at`
+
+func scanUser(row Row) (*store.User, error) {
+	var u store.User
+	if err := row.Scan(&u.ID, &u.ClientID, &u.ExternalUserID, &u.CreatedAt); err != nil {
+		return nil, err
+	}
+	u.CreatedAt = utc(u.CreatedAt)
+	return &u, nil
+}
+
+func (e *executor) UserGetOrCreate(ctx context.Context, p *store.UserGetOrCreateParams) (*store.User, error) {
+	_, err := e.conn.Exec(ctx, `INSERT INTO users (id, client_id, external_user_id, event_sequence, created_at)
+		VALUES ($1, $2, $3, 0, $4) ON CONFLICT (client_id, external_user_id) DO NOTHING`,
+		p.ID, p.ClientID, p.ExternalUserID, p.CreatedAt.UTC())
+	if err != nil {
+		return nil, e.wrap("user: get or create", err)
+	}
+	return e.UserGet(ctx, p.ClientID, p.ExternalUserID)
+}
+
+func (e *executor) UserGet(ctx context.Context, clientID, externalUserID string) (*store.User, error) {
+	u, err := scanUser(e.conn.QueryRow(ctx, `SELECT `+userColumns+` FROM users WHERE client_id = $1 AND external_user_id = $2`,
+		clientID, externalUserID))
+	if err != nil {
+		return nil, e.wrap("user: get", err)
+	}
+	return u, nil
+}
+
+func (e *executor) UserNextEventSequence(ctx context.Context, clientID, userID string) (int64, error) {
+	var seq int64
+	err := e.conn.QueryRow(ctx, `UPDATE users SET event_sequence = event_sequence + 1
+		WHERE client_id = $1 AND id = $2 RETURNING event_sequence`, clientID, userID).Scan(&seq)
+	if err != nil {
+		return 0, e.wrap("user: next event sequence", err)
+	}
+	return seq, nil
+}
+
+// Sessions
+
+const sessionColumns = `s.id, s.client_id, s.user_id, u.external_user_id, s.type, s.token_hash, s.card_id, s.merchant_id,
+	s.email, s.phone_number, s.processor_token_sealed, s.metadata, s.created_at, s.expires_at`
+
+func scanSession(row Row) (*store.Session, error) {
+	var s store.Session
+	var metadata []byte
+	if err := row.Scan(&s.ID, &s.ClientID, &s.UserID, &s.ExternalUserID, &s.Type, &s.TokenHash, &s.CardID, &s.MerchantID,
+		&s.Email, &s.PhoneNumber, &s.ProcessorTokenSealed, &metadata, &s.CreatedAt, &s.ExpiresAt); err != nil {
+		return nil, err
+	}
+	if metadata != nil {
+		s.Metadata = json.RawMessage(metadata)
+	}
+	s.CreatedAt, s.ExpiresAt = utc(s.CreatedAt), utc(s.ExpiresAt)
+	return &s, nil
+}
+
+func (e *executor) SessionInsert(ctx context.Context, p *store.SessionInsertParams) (*store.Session, error) {
+	_, err := e.conn.Exec(ctx, `INSERT INTO sessions (id, client_id, user_id, type, token_hash, card_id, merchant_id,
+		email, phone_number, processor_token_sealed, metadata, created_at, expires_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+		p.ID, p.ClientID, p.UserID, p.Type, p.TokenHash, p.CardID, p.MerchantID,
+		p.Email, p.PhoneNumber, p.ProcessorTokenSealed, jsonArg(p.Metadata), p.CreatedAt.UTC(), p.ExpiresAt.UTC())
+	if err != nil {
+		return nil, e.wrap("session: insert", err)
+	}
+	return e.sessionGet(ctx, p.ClientID, `s.id = $2`, p.ID)
+}
+
+func (e *executor) sessionGet(ctx context.Context, clientID, cond string, arg any) (*store.Session, error) {
+	s, err := scanSession(e.conn.QueryRow(ctx, `SELECT `+sessionColumns+` FROM sessions s JOIN users u ON u.id = s.user_id
+		WHERE s.client_id = $1 AND `+cond, clientID, arg))
+	if err != nil {
+		return nil, e.wrap("session: get", err)
+	}
+	return s, nil
+}
+
+func (e *executor) SessionGetByTokenHash(ctx context.Context, clientID string, tokenHash []byte) (*store.Session, error) {
+	return e.sessionGet(ctx, clientID, `s.token_hash = $2`, tokenHash)
+}
+
+func (e *executor) SessionUpdateExpiry(ctx context.Context, p *store.SessionUpdateExpiryParams) (*store.Session, error) {
+	n, err := e.conn.Exec(ctx, `UPDATE sessions SET expires_at = $3 WHERE client_id = $1 AND id = $2`,
+		p.ClientID, p.ID, p.ExpiresAt.UTC())
+	if err != nil {
+		return nil, e.wrap("session: update expiry", err)
+	}
+	if n == 0 {
+		return nil, fmt.Errorf("session: update expiry: %w", store.ErrNotFound)
+	}
+	return e.sessionGet(ctx, p.ClientID, `s.id = $2`, p.ID)
+}
+
+// Accounts
+
+// accountSelect reads accounts with the lifecycle status of one product ($3,
+// or of the most recent attempt of any product when $3 is '').
+const accountSelect = `SELECT a.id, a.client_id, a.user_id, a.merchant_id, a.connection_status, a.scopes,
+	(SELECT l.status FROM account_lifecycles l WHERE l.account_id = a.id AND ($3 = '' OR l.product = $3)
+		ORDER BY l.updated_at DESC LIMIT 1),
+	a.last_action_at, a.last_action_status, a.linked_at, a.unlinked_at, a.created_at, a.updated_at
+	FROM accounts a
+	WHERE a.client_id = $1 AND a.user_id = $2 AND a.unlinked_at IS NULL`
+
+func scanAccount(row Row) (*store.Account, error) {
+	var a store.Account
+	var scopes []byte
+	if err := row.Scan(&a.ID, &a.ClientID, &a.UserID, &a.MerchantID, &a.ConnectionStatus, &scopes, &a.LifecycleStatus,
+		&a.LastActionAt, &a.LastActionStatus, &a.LinkedAt, &a.UnlinkedAt, &a.CreatedAt, &a.UpdatedAt); err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(scopes, &a.Scopes); err != nil {
+		return nil, fmt.Errorf("scopes: %w", err)
+	}
+	if a.Scopes == nil {
+		a.Scopes = []string{}
+	}
+	a.LastActionAt, a.UnlinkedAt = utcPtr(a.LastActionAt), utcPtr(a.UnlinkedAt)
+	a.LinkedAt, a.CreatedAt, a.UpdatedAt = utc(a.LinkedAt), utc(a.CreatedAt), utc(a.UpdatedAt)
+	return &a, nil
+}
+
+func scopesArg(scopes []string) (string, error) {
+	if scopes == nil {
+		scopes = []string{}
+	}
+	b, err := json.Marshal(scopes)
+	return string(b), err
+}
+
+func (e *executor) AccountLink(ctx context.Context, p *store.AccountLinkParams) (*store.Account, error) {
+	scopes, err := scopesArg(p.Scopes)
+	if err != nil {
+		return nil, fmt.Errorf("account: link: %w", err)
+	}
+	now := p.Now.UTC()
+	_, err = e.conn.Exec(ctx, `INSERT INTO accounts (id, client_id, user_id, merchant_id, connection_status, scopes,
+			linked_at, created_at, updated_at)
+		VALUES ($1, $2, $3, $4, 'connected', $5, $6, $6, $6)
+		ON CONFLICT (user_id, merchant_id) DO UPDATE SET
+			connection_status = 'connected',
+			scopes = excluded.scopes,
+			linked_at = CASE WHEN accounts.unlinked_at IS NULL THEN accounts.linked_at ELSE excluded.linked_at END,
+			unlinked_at = NULL,
+			updated_at = excluded.updated_at`,
+		p.ID, p.ClientID, p.UserID, p.MerchantID, scopes, now)
+	if err != nil {
+		return nil, e.wrap("account: link", err)
+	}
+	return e.AccountGet(ctx, &store.AccountGetParams{ClientID: p.ClientID, UserID: p.UserID, MerchantID: p.MerchantID})
+}
+
+func (e *executor) AccountList(ctx context.Context, p *store.AccountListParams) ([]*store.Account, error) {
+	rows, err := e.conn.Query(ctx, accountSelect+` ORDER BY a.linked_at, a.merchant_id`, p.ClientID, p.UserID, p.Product)
+	if err != nil {
+		return nil, e.wrap("account: list", err)
+	}
+	return collect(rows, scanAccount, e, "account: list")
+}
+
+func (e *executor) AccountGet(ctx context.Context, p *store.AccountGetParams) (*store.Account, error) {
+	a, err := scanAccount(e.conn.QueryRow(ctx, accountSelect+` AND a.merchant_id = $4`,
+		p.ClientID, p.UserID, p.Product, p.MerchantID))
+	if err != nil {
+		return nil, e.wrap("account: get", err)
+	}
+	return a, nil
+}
+
+func (e *executor) AccountUnlink(ctx context.Context, p *store.AccountRef) error {
+	n, err := e.conn.Exec(ctx, `UPDATE accounts SET unlinked_at = $4, updated_at = $4
+		WHERE client_id = $1 AND user_id = $2 AND merchant_id = $3 AND unlinked_at IS NULL`,
+		p.ClientID, p.UserID, p.MerchantID, p.Now.UTC())
+	if err != nil {
+		return e.wrap("account: unlink", err)
+	}
+	if n == 0 {
+		return fmt.Errorf("account: unlink: %w", store.ErrNotFound)
+	}
+	return nil
+}
+
+func (e *executor) AccountSetConnection(ctx context.Context, p *store.AccountSetConnectionParams) (*store.Account, error) {
+	scopes, err := scopesArg(p.Scopes)
+	if err != nil {
+		return nil, fmt.Errorf("account: set connection: %w", err)
+	}
+	n, err := e.conn.Exec(ctx, `UPDATE accounts SET connection_status = $4, scopes = $5, updated_at = $6
+		WHERE client_id = $1 AND user_id = $2 AND merchant_id = $3 AND unlinked_at IS NULL`,
+		p.ClientID, p.UserID, p.MerchantID, p.Status, scopes, p.Now.UTC())
+	if err != nil {
+		return nil, e.wrap("account: set connection", err)
+	}
+	if n == 0 {
+		return nil, fmt.Errorf("account: set connection: %w", store.ErrNotFound)
+	}
+	return e.AccountGet(ctx, &store.AccountGetParams{ClientID: p.ClientID, UserID: p.UserID, MerchantID: p.MerchantID})
+}
+
+func (e *executor) AccountLifecycleSet(ctx context.Context, p *store.AccountLifecycleSetParams) error {
+	at := p.At.UTC()
+	n, err := e.conn.Exec(ctx, `UPDATE accounts SET last_action_at = $3, last_action_status = $4, updated_at = $3
+		WHERE client_id = $1 AND id = $2`, p.ClientID, p.AccountID, at, p.ActionStatus)
+	if err != nil {
+		return e.wrap("account: set lifecycle", err)
+	}
+	if n == 0 {
+		return fmt.Errorf("account: set lifecycle: %w", store.ErrNotFound)
+	}
+	_, err = e.conn.Exec(ctx, `INSERT INTO account_lifecycles (account_id, product, status, updated_at)
+		VALUES ($1, $2, $3, $4)
+		ON CONFLICT (account_id, product) DO UPDATE SET status = excluded.status, updated_at = excluded.updated_at`,
+		p.AccountID, p.Product, p.Status, at)
+	return e.wrap("account: set lifecycle", err)
+}
+
+// Events
+
+const eventColumns = `id, client_id, user_id, external_user_id, type, sequence, payload, created_at`
+
+func scanEvent(row Row) (*store.Event, error) {
+	var ev store.Event
+	var payload []byte
+	if err := row.Scan(&ev.ID, &ev.ClientID, &ev.UserID, &ev.ExternalUserID, &ev.Type, &ev.Sequence, &payload, &ev.CreatedAt); err != nil {
+		return nil, err
+	}
+	ev.Payload = json.RawMessage(payload)
+	ev.CreatedAt = utc(ev.CreatedAt)
+	return &ev, nil
+}
+
+func (e *executor) EventInsert(ctx context.Context, p *store.EventInsertParams) (*store.Event, error) {
+	_, err := e.conn.Exec(ctx, `INSERT INTO events (`+eventColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+		p.ID, p.ClientID, p.UserID, p.ExternalUserID, p.Type, p.Sequence, jsonArg(p.Payload), p.CreatedAt.UTC())
+	if err != nil {
+		return nil, e.wrap("event: insert", err)
+	}
+	return &store.Event{ID: p.ID, ClientID: p.ClientID, UserID: p.UserID, ExternalUserID: p.ExternalUserID,
+		Type: p.Type, Sequence: p.Sequence, Payload: p.Payload, CreatedAt: p.CreatedAt.UTC()}, nil
+}
+
+func (e *executor) EventList(ctx context.Context, p *store.EventListParams) ([]*store.Event, error) {
+	limit := p.Limit
+	if limit <= 0 {
+		limit = 100
+	}
+	rows, err := e.conn.Query(ctx, `SELECT `+eventColumns+` FROM events WHERE client_id = $1
+		ORDER BY created_at DESC, sequence DESC LIMIT $2`, p.ClientID, limit)
+	if err != nil {
+		return nil, e.wrap("event: list", err)
+	}
+	return collect(rows, scanEvent, e, "event: list")
+}
+
+// JWE keys
+
+func (e *executor) JWEKeyInsert(ctx context.Context, p *store.JWEKeyInsertParams) (*store.JWEKey, error) {
+	_, err := e.conn.Exec(ctx, `INSERT INTO jwe_keys (kid, public_jwk, private_sealed, created_at) VALUES ($1, $2, $3, $4)`,
+		p.KID, jsonArg(p.PublicJWK), p.PrivateSealed, p.CreatedAt.UTC())
+	if err != nil {
+		return nil, e.wrap("jwe key: insert", err)
+	}
+	return &store.JWEKey{KID: p.KID, PublicJWK: p.PublicJWK, PrivateSealed: p.PrivateSealed, CreatedAt: p.CreatedAt.UTC()}, nil
+}
+
+func (e *executor) JWEKeyListUsable(ctx context.Context, now time.Time) ([]*store.JWEKey, error) {
+	rows, err := e.conn.Query(ctx, `SELECT kid, public_jwk, private_sealed, created_at, retires_at FROM jwe_keys
+		WHERE retires_at IS NULL OR retires_at > $1 ORDER BY created_at DESC, kid`, now.UTC())
+	if err != nil {
+		return nil, e.wrap("jwe key: list usable", err)
+	}
+	return collect(rows, func(row Row) (*store.JWEKey, error) {
+		var k store.JWEKey
+		var jwk []byte
+		if err := row.Scan(&k.KID, &jwk, &k.PrivateSealed, &k.CreatedAt, &k.RetiresAt); err != nil {
+			return nil, err
+		}
+		k.PublicJWK = json.RawMessage(jwk)
+		k.CreatedAt, k.RetiresAt = utc(k.CreatedAt), utcPtr(k.RetiresAt)
+		return &k, nil
+	}, e, "jwe key: list usable")
+}
+
+// collect reads every row with scan and closes rows.
+func collect[T any](rows Rows, scan func(Row) (*T, error), e *executor, op string) ([]*T, error) {
+	defer rows.Close()
+	items := []*T{}
+	for rows.Next() {
+		item, err := scan(rows)
+		if err != nil {
+			return nil, e.wrap(op, err)
+		}
+		items = append(items, item)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, e.wrap(op, err)
+	}
+	return items, nil
+}

@@ -1,0 +1,288 @@
+// Package store is the storage seam of Hitch: an Executor of NounVerb
+// methods that runs against a pool or inside a database transaction, with one
+// implementation per SQL dialect (SQLite and PostgreSQL).
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+)
+
+// ErrNotFound is returned by any method that looks up a single row that does
+// not exist. Drivers translate their own no-rows errors into it.
+var ErrNotFound = errors.New("not found")
+
+// ErrConflict is returned when a write violates a uniqueness rule.
+var ErrConflict = errors.New("conflict")
+
+// Store is an open database: an Executor on the connection pool plus
+// transactions, health and migrations.
+type Store interface {
+	Executor
+
+	// InTx runs fn in one database transaction, committing when fn returns
+	// nil and rolling back otherwise.
+	InTx(ctx context.Context, fn func(Executor) error) error
+
+	// Dialect names the engine: "sqlite" or "postgres".
+	Dialect() string
+
+	// Ping checks that the database answers.
+	Ping(ctx context.Context) error
+
+	// Migrate applies every pending migration.
+	Migrate(ctx context.Context) error
+
+	// MigrationVersion reports the applied and the latest known migration.
+	MigrationVersion(ctx context.Context) (applied, latest int, err error)
+
+	Close() error
+}
+
+// Executor is every query Hitch makes. Each method is scoped by the tenant
+// (ClientID) where the data belongs to one.
+type Executor interface {
+	ClientInsert(ctx context.Context, params *ClientInsertParams) (*Client, error)
+	ClientGetByID(ctx context.Context, id string) (*Client, error)
+	ClientList(ctx context.Context) ([]*Client, error)
+	ClientCount(ctx context.Context) (int, error)
+
+	ClientSecretInsert(ctx context.Context, params *ClientSecretInsertParams) error
+	// ClientSecretExpireCurrent gives every secret of the client that has no
+	// expiry yet the expiry expiresAt (used by rotation's grace period).
+	ClientSecretExpireCurrent(ctx context.Context, clientID string, expiresAt time.Time) error
+	// ClientSecretListLive lists the client's secrets that have not expired
+	// at now.
+	ClientSecretListLive(ctx context.Context, clientID string, now time.Time) ([]*ClientSecret, error)
+
+	UserGetOrCreate(ctx context.Context, params *UserGetOrCreateParams) (*User, error)
+	UserGet(ctx context.Context, clientID, externalUserID string) (*User, error)
+	// UserNextEventSequence increments and returns the user's event sequence.
+	UserNextEventSequence(ctx context.Context, clientID, userID string) (int64, error)
+
+	SessionInsert(ctx context.Context, params *SessionInsertParams) (*Session, error)
+	SessionGetByTokenHash(ctx context.Context, clientID string, tokenHash []byte) (*Session, error)
+	SessionUpdateExpiry(ctx context.Context, params *SessionUpdateExpiryParams) (*Session, error)
+
+	// AccountLink inserts the user's account at a merchant, or links again
+	// and reconnects one that exists (unlinked or disconnected).
+	AccountLink(ctx context.Context, params *AccountLinkParams) (*Account, error)
+	// AccountList lists the user's linked accounts, with the lifecycle of
+	// product (or of the most recent attempt of any product when empty).
+	AccountList(ctx context.Context, params *AccountListParams) ([]*Account, error)
+	// AccountGet returns one linked account, as AccountList does.
+	AccountGet(ctx context.Context, params *AccountGetParams) (*Account, error)
+	AccountUnlink(ctx context.Context, params *AccountRef) error
+	AccountSetConnection(ctx context.Context, params *AccountSetConnectionParams) (*Account, error)
+	// AccountLifecycleSet records the status of the latest login attempt of
+	// one product on an account, and the account's last user action.
+	AccountLifecycleSet(ctx context.Context, params *AccountLifecycleSetParams) error
+
+	EventInsert(ctx context.Context, params *EventInsertParams) (*Event, error)
+	EventList(ctx context.Context, params *EventListParams) ([]*Event, error)
+
+	JWEKeyInsert(ctx context.Context, params *JWEKeyInsertParams) (*JWEKey, error)
+	// JWEKeyListUsable lists keys not retired at now, newest first.
+	JWEKeyListUsable(ctx context.Context, now time.Time) ([]*JWEKey, error)
+}
+
+// Client is a developer account (a tenant).
+type Client struct {
+	ID          string
+	Name        string
+	Environment string
+	CreatedAt   time.Time
+}
+
+type ClientInsertParams struct {
+	ID          string
+	Name        string
+	Environment string
+	CreatedAt   time.Time
+}
+
+// ClientSecret is one API secret of a client. Only its SHA-256 hash and a copy
+// sealed under the master key are stored.
+type ClientSecret struct {
+	ID         string
+	ClientID   string
+	Hash       []byte
+	Sealed     []byte
+	CreatedAt  time.Time
+	ExpiresAt  *time.Time // nil while it is the current secret
+}
+
+type ClientSecretInsertParams struct {
+	ID        string
+	ClientID  string
+	Hash      []byte
+	Sealed    []byte
+	CreatedAt time.Time
+}
+
+// User is one end user of a client, known by the client's external_user_id.
+type User struct {
+	ID             string
+	ClientID       string
+	ExternalUserID string
+	CreatedAt      time.Time
+}
+
+type UserGetOrCreateParams struct {
+	ID             string // used when the user is created
+	ClientID       string
+	ExternalUserID string
+	CreatedAt      time.Time
+}
+
+// Session is an SDK session. The session value itself is never stored, only
+// its SHA-256 hash.
+type Session struct {
+	ID                   string
+	ClientID             string
+	UserID               string
+	ExternalUserID       string
+	Type                 string
+	TokenHash            []byte
+	CardID               *string
+	MerchantID           *int64
+	Email                *string
+	PhoneNumber          *string
+	ProcessorTokenSealed []byte
+	Metadata             json.RawMessage
+	CreatedAt            time.Time
+	ExpiresAt            time.Time
+}
+
+type SessionInsertParams struct {
+	ID                   string
+	ClientID             string
+	UserID               string
+	Type                 string
+	TokenHash            []byte
+	CardID               *string
+	MerchantID           *int64
+	Email                *string
+	PhoneNumber          *string
+	ProcessorTokenSealed []byte
+	Metadata             json.RawMessage // nil for none
+	CreatedAt            time.Time
+	ExpiresAt            time.Time
+}
+
+type SessionUpdateExpiryParams struct {
+	ClientID  string
+	ID        string
+	ExpiresAt time.Time
+}
+
+// Account is a user's merchant account as stored.
+type Account struct {
+	ID                 string
+	ClientID           string
+	UserID             string
+	MerchantID         int64
+	ConnectionStatus   string
+	Scopes             []string
+	LifecycleStatus    *string
+	LastActionAt       *time.Time
+	LastActionStatus   *string
+	LinkedAt           time.Time
+	UnlinkedAt         *time.Time
+	CreatedAt          time.Time
+	UpdatedAt          time.Time
+}
+
+type AccountLinkParams struct {
+	ID         string // used when the account is created
+	ClientID   string
+	UserID     string
+	MerchantID int64
+	Scopes     []string
+	Now        time.Time
+}
+
+type AccountListParams struct {
+	ClientID string
+	UserID   string
+	Product  string // "" for the latest attempt of any product
+}
+
+type AccountGetParams struct {
+	ClientID   string
+	UserID     string
+	MerchantID int64
+	Product    string
+}
+
+// AccountRef names one account of a user.
+type AccountRef struct {
+	ClientID   string
+	UserID     string
+	MerchantID int64
+	Now        time.Time
+}
+
+type AccountSetConnectionParams struct {
+	AccountRef
+	Status string
+	Scopes []string
+}
+
+type AccountLifecycleSetParams struct {
+	ClientID  string
+	AccountID string
+	Product   string
+	Status    string
+	// ActionStatus is the account's last_user_action.status.
+	ActionStatus string
+	At           time.Time
+}
+
+// Event is an append-only record of something that happened, with the
+// envelope that webhooks deliver.
+type Event struct {
+	ID             string
+	ClientID       string
+	UserID         *string
+	ExternalUserID *string
+	Type           string
+	Sequence       int64
+	Payload        json.RawMessage
+	CreatedAt      time.Time
+}
+
+type EventInsertParams struct {
+	ID             string
+	ClientID       string
+	UserID         *string
+	ExternalUserID *string
+	Type           string
+	Sequence       int64
+	Payload        json.RawMessage
+	CreatedAt      time.Time
+}
+
+type EventListParams struct {
+	ClientID string
+	Limit    int
+}
+
+// JWEKey is an RSA key pair for card data encryption. The private key is
+// stored sealed under the master key.
+type JWEKey struct {
+	KID          string
+	PublicJWK    json.RawMessage
+	PrivateSealed []byte
+	CreatedAt    time.Time
+	RetiresAt    *time.Time
+}
+
+type JWEKeyInsertParams struct {
+	KID           string
+	PublicJWK     json.RawMessage
+	PrivateSealed []byte
+	CreatedAt     time.Time
+}

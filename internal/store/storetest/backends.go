@@ -1,0 +1,131 @@
+// Package storetest opens isolated stores for tests on every backend and
+// holds the conformance suite that both SQL drivers must pass.
+package storetest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/hitchdev/hitch/internal/store"
+	"github.com/hitchdev/hitch/internal/store/postgres"
+	"github.com/hitchdev/hitch/internal/store/sqlite"
+)
+
+// EnvDatabaseURL names the variable that enables PostgreSQL tests.
+const EnvDatabaseURL = "HITCH_TEST_DATABASE_URL"
+
+// Backend opens a fresh, migrated, isolated store for one test.
+type Backend struct {
+	Name string
+	Open func(t testing.TB) store.Store
+}
+
+// Backends lists SQLite always and PostgreSQL when HITCH_TEST_DATABASE_URL is
+// set. Under CI (CI=true) a missing PostgreSQL URL fails the test instead of
+// silently halving the suite.
+func Backends(t testing.TB) []Backend {
+	t.Helper()
+	backends := []Backend{{Name: "sqlite", Open: OpenSQLite}}
+	if PostgresURL() != "" {
+		backends = append(backends, Backend{Name: "postgres", Open: OpenPostgres})
+	} else if os.Getenv("CI") == "true" {
+		t.Fatalf("%s is not set: CI must run the suite on PostgreSQL too", EnvDatabaseURL)
+	}
+	return backends
+}
+
+// PostgresURL is the PostgreSQL URL tests run against, or "".
+func PostgresURL() string { return os.Getenv(EnvDatabaseURL) }
+
+// ForEach runs fn as a parallel subtest on every backend.
+func ForEach(t *testing.T, fn func(t *testing.T, st store.Store)) {
+	t.Helper()
+	for _, b := range Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			t.Parallel()
+			fn(t, b.Open(t))
+		})
+	}
+}
+
+// OpenSQLite opens a migrated SQLite store in the test's temporary directory.
+func OpenSQLite(t testing.TB) store.Store {
+	t.Helper()
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "hitch.db"))
+	if err != nil {
+		t.Fatalf("open sqlite: %v", err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatalf("migrate sqlite: %v", err)
+	}
+	return db
+}
+
+// OpenPostgres creates a schema of the test's own, opens a migrated store in
+// it and drops the schema when the test ends.
+func OpenPostgres(t testing.TB) store.Store {
+	t.Helper()
+	st, _ := OpenPostgresSchema(t)
+	return st
+}
+
+// OpenPostgresSchema is OpenPostgres that also returns the schema name.
+func OpenPostgresSchema(t testing.TB) (store.Store, string) {
+	t.Helper()
+	url := PostgresURL()
+	if url == "" {
+		t.Skipf("%s is not set", EnvDatabaseURL)
+	}
+	schema := NewSchema(t, url)
+	ctx := context.Background()
+	db, err := postgres.Open(ctx, url, postgres.Options{Schema: schema, MaxConns: 8})
+	if err != nil {
+		t.Fatalf("open postgres: %v", err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatalf("migrate postgres: %v", err)
+	}
+	return db, schema
+}
+
+// NewSchema creates an empty schema with a random name, dropped at cleanup.
+func NewSchema(t testing.TB, url string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	schema := "hitch_test_" + hex.EncodeToString(b)
+	admin, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatalf("connect postgres: %v", err)
+	}
+	defer admin.Close(ctx)
+	if _, err := admin.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
+		t.Fatalf("create schema: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		conn, err := pgx.Connect(ctx, url)
+		if err != nil {
+			t.Errorf("drop schema: %v", err)
+			return
+		}
+		defer conn.Close(ctx)
+		if _, err := conn.Exec(ctx, "DROP SCHEMA "+schema+" CASCADE"); err != nil {
+			t.Errorf("drop schema: %v", err)
+		}
+	})
+	return schema
+}

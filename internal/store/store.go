@@ -106,12 +106,12 @@ type ClientInsertParams struct {
 // ClientSecret is one API secret of a client. Only its SHA-256 hash and a copy
 // sealed under the master key are stored.
 type ClientSecret struct {
-	ID         string
-	ClientID   string
-	Hash       []byte
-	Sealed     []byte
-	CreatedAt  time.Time
-	ExpiresAt  *time.Time // nil while it is the current secret
+	ID        string
+	ClientID  string
+	Hash      []byte
+	Sealed    []byte
+	CreatedAt time.Time
+	ExpiresAt *time.Time // nil while it is the current secret
 }
 
 type ClientSecretInsertParams struct {
@@ -180,19 +180,19 @@ type SessionUpdateExpiryParams struct {
 
 // Account is a user's merchant account as stored.
 type Account struct {
-	ID                 string
-	ClientID           string
-	UserID             string
-	MerchantID         int64
-	ConnectionStatus   string
-	Scopes             []string
-	LifecycleStatus    *string
-	LastActionAt       *time.Time
-	LastActionStatus   *string
-	LinkedAt           time.Time
-	UnlinkedAt         *time.Time
-	CreatedAt          time.Time
-	UpdatedAt          time.Time
+	ID               string
+	ClientID         string
+	UserID           string
+	MerchantID       int64
+	ConnectionStatus string
+	Scopes           []string
+	LifecycleStatus  *string
+	LastActionAt     *time.Time
+	LastActionStatus *string
+	LinkedAt         time.Time
+	UnlinkedAt       *time.Time
+	CreatedAt        time.Time
+	UpdatedAt        time.Time
 }
 
 type AccountLinkParams struct {
@@ -273,11 +273,11 @@ type EventListParams struct {
 // JWEKey is an RSA key pair for card data encryption. The private key is
 // stored sealed under the master key.
 type JWEKey struct {
-	KID          string
-	PublicJWK    json.RawMessage
+	KID           string
+	PublicJWK     json.RawMessage
 	PrivateSealed []byte
-	CreatedAt    time.Time
-	RetiresAt    *time.Time
+	CreatedAt     time.Time
+	RetiresAt     *time.Time
 }
 
 type JWEKeyInsertParams struct {

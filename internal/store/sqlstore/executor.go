@@ -223,7 +223,7 @@ func (e *executor) SessionUpdateExpiry(ctx context.Context, p *store.SessionUpda
 // Accounts
 
 // accountSelect reads accounts with the lifecycle status of one product ($3,
-// or of the most recent attempt of any product when $3 is '').
+// or of the most recent attempt of any product when $3 is ”).
 const accountSelect = `SELECT a.id, a.client_id, a.user_id, a.merchant_id, a.connection_status, a.scopes,
 	(SELECT l.status FROM account_lifecycles l WHERE l.account_id = a.id AND ($3 = '' OR l.product = $3)
 		ORDER BY l.updated_at DESC LIMIT 1),

@@ -1,0 +1,138 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"time"
+
+	"github.com/hitchdev/hitch"
+	"github.com/hitchdev/hitch/internal/account"
+	"github.com/hitchdev/hitch/internal/api"
+	"github.com/hitchdev/hitch/internal/card"
+	"github.com/hitchdev/hitch/internal/config"
+	"github.com/hitchdev/hitch/internal/developer"
+	"github.com/hitchdev/hitch/internal/merchant"
+	"github.com/hitchdev/hitch/internal/seal"
+	"github.com/hitchdev/hitch/internal/session"
+	"github.com/hitchdev/hitch/internal/store"
+	"github.com/hitchdev/hitch/internal/store/postgres"
+	"github.com/hitchdev/hitch/internal/store/sqlite"
+)
+
+// app is everything a command needs, built once from the Config.
+type app struct {
+	cfg        *config.Config
+	log        *slog.Logger
+	store      store.Store
+	box        *seal.Box
+	catalog    *merchant.Catalog
+	developers *developer.Service
+	sessions   *session.Service
+	accounts   *account.Service
+	keys       *card.Keys
+	now        func() time.Time
+}
+
+// now is the service clock: UTC, to the microsecond both databases keep.
+func now() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
+
+func newLogger(cfg *config.Config, w io.Writer) *slog.Logger {
+	var level slog.Level
+	_ = level.UnmarshalText([]byte(cfg.LogLevel))
+	opts := &slog.HandlerOptions{Level: level}
+	if cfg.LogFormat == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// openStore opens the configured database and applies migrations.
+func openStore(ctx context.Context, cfg *config.Config) (store.Store, error) {
+	db, err := cfg.Database()
+	if err != nil {
+		return nil, err
+	}
+	var st store.Store
+	switch db.Driver {
+	case "postgres":
+		st, err = postgres.Open(ctx, db.DSN, postgres.Options{})
+	default:
+		st, err = sqlite.Open(ctx, db.DSN)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := st.Migrate(ctx); err != nil {
+		st.Close()
+		return nil, err
+	}
+	return st, nil
+}
+
+// masterKey reads HITCH_MASTER_KEY, or in development the key file in the
+// data directory (created on first use).
+func masterKey(cfg *config.Config) ([]byte, error) {
+	if cfg.MasterKey != "" {
+		key, err := seal.ParseKey(cfg.MasterKey)
+		if err != nil {
+			return nil, fmt.Errorf("invalid HITCH_MASTER_KEY: %w", err)
+		}
+		return key, nil
+	}
+	// config.Validate has already refused production without a key.
+	return seal.LoadOrCreateKeyFile(filepath.Join(cfg.DataDir, "master.key"))
+}
+
+func newApp(ctx context.Context, cfg *config.Config, logOut io.Writer) (*app, error) {
+	key, err := masterKey(cfg)
+	if err != nil {
+		return nil, err
+	}
+	box, err := seal.New(key)
+	if err != nil {
+		return nil, err
+	}
+	catalog, err := merchant.Load()
+	if err != nil {
+		return nil, err
+	}
+	st, err := openStore(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &app{
+		cfg:        cfg,
+		log:        newLogger(cfg, logOut),
+		store:      st,
+		box:        box,
+		catalog:    catalog,
+		developers: developer.NewService(st, box, now),
+		sessions:   session.NewService(st, box, catalog, now),
+		accounts:   account.NewService(st, catalog, cfg.PublicURL, now),
+		keys:       card.NewKeys(st, box, now),
+		now:        now,
+	}, nil
+}
+
+func (a *app) Close() error { return a.store.Close() }
+
+func (a *app) apiServer() *api.Server {
+	return api.New(api.Deps{
+		Env:        a.cfg.Env,
+		PublicURL:  a.cfg.PublicURL,
+		Store:      a.store,
+		Developers: a.developers,
+		Sessions:   a.sessions,
+		Accounts:   a.accounts,
+		Keys:       a.keys,
+		Catalog:    a.catalog,
+		Logger:     a.log,
+		RateLimit:  a.cfg.RateLimit,
+		RateBurst:  a.cfg.RateBurst,
+		OpenAPI:    hitch.OpenAPI,
+		Now:        a.now,
+	})
+}

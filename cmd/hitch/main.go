@@ -1,0 +1,122 @@
+// Command hitch runs the Hitch service and its operator commands:
+//
+//	hitch [serve]                    run the API (the default)
+//	hitch migrate                    apply database migrations and exit
+//	hitch clients create --name N    create a developer account (tenant)
+//	hitch clients list               list developer accounts
+//	hitch clients rotate-secret --client-id ID
+//
+// Every command takes the same configuration flags and HITCH_* variables.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/hitchdev/hitch/internal/config"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Environ(), os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// command is one subcommand: its own flags are added to the configuration
+// flag set, and it runs with the parsed Config.
+type command struct {
+	name  string
+	usage string
+	flags func(fs *flag.FlagSet) func(ctx context.Context, cfg *config.Config, out io.Writer, errOut io.Writer) error
+}
+
+var commands = []command{
+	{"serve", "run the API, workers and web UI (default)", serveFlags},
+	{"migrate", "apply database migrations and exit", migrateFlags},
+	{"clients create", "create a developer account: --name NAME [--env E] [--json]", clientsCreateFlags},
+	{"clients list", "list developer accounts [--json]", clientsListFlags},
+	{"clients rotate-secret", "issue a new secret: --client-id ID [--grace 24h] [--json]", clientsRotateFlags},
+}
+
+// run parses args and runs one command, returning the exit code.
+func run(ctx context.Context, args, environ []string, out, errOut io.Writer) int {
+	cmd, rest, ok := findCommand(args)
+	if !ok {
+		fmt.Fprintf(errOut, "hitch: unknown command %q\n\n", strings.Join(leadingWords(args), " "))
+		usage(errOut, nil)
+		return 2
+	}
+	getenv := lookupIn(environ)
+	fs := config.NewFlagSet("hitch "+cmd.name, getenv)
+	runCmd := cmd.flags(fs.Flags())
+	cfg, err := fs.Parse(rest, environ)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintf(out, "usage: hitch %s [flags]: %s\n\nflags:\n", cmd.name, cmd.usage)
+		fs.Usage(out)
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(errOut, "hitch: %v\n", err)
+		return 2
+	}
+	if err := runCmd(ctx, cfg, out, errOut); err != nil {
+		fmt.Fprintf(errOut, "hitch: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// findCommand matches the leading words of args (up to the first flag)
+// against the commands; no words means serve.
+func findCommand(args []string) (command, []string, bool) {
+	words := leadingWords(args)
+	if len(words) == 0 {
+		return commands[0], args, true
+	}
+	for _, c := range commands {
+		if strings.Join(words, " ") == c.name {
+			return c, args[len(words):], true
+		}
+	}
+	if len(words) == 1 && (words[0] == "help" || words[0] == "-h") {
+		return command{}, nil, false
+	}
+	return command{}, nil, false
+}
+
+func leadingWords(args []string) []string {
+	var words []string
+	for _, a := range args {
+		if strings.HasPrefix(a, "-") || len(words) == 2 {
+			break
+		}
+		words = append(words, a)
+	}
+	return words
+}
+
+func usage(w io.Writer, _ []string) {
+	fmt.Fprintln(w, "usage: hitch <command> [flags]")
+	fmt.Fprintln(w, "\ncommands:")
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-22s %s\n", c.name, c.usage)
+	}
+	fmt.Fprintln(w, "\nRun 'hitch <command> -h' for the flags; every command takes the configuration flags.")
+}
+
+func lookupIn(environ []string) func(string) string {
+	env := map[string]string{}
+	for _, kv := range environ {
+		k, v, _ := strings.Cut(kv, "=")
+		env[k] = v
+	}
+	return func(k string) string { return env[k] }
+}

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/hitchdev/hitch/internal/config"
+	"github.com/hitchdev/hitch/internal/developer"
+)
+
+func serveFlags(*flag.FlagSet) func(context.Context, *config.Config, io.Writer, io.Writer) error {
+	return serve
+}
+
+// serve runs the API until ctx ends (SIGINT/SIGTERM), then stops accepting,
+// lets in-flight requests finish within the shutdown timeout and closes the
+// store.
+func serve(ctx context.Context, cfg *config.Config, _ io.Writer, errOut io.Writer) error {
+	start := time.Now()
+	a, err := newApp(ctx, cfg, errOut)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+
+	if cfg.Env == config.Development {
+		if err := a.bootstrapDevClient(ctx, errOut); err != nil {
+			return err
+		}
+	}
+	// Make the first JWE key off the start-up path: RSA generation takes
+	// tens of milliseconds, and GET /jwe/key waits for it if it comes first.
+	go func() {
+		if _, err := a.keys.Current(context.WithoutCancel(ctx)); err != nil {
+			a.log.Error("preparing the JWE key failed", "error", err)
+		}
+	}()
+
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
+	}
+	srv := &http.Server{
+		Handler:           a.apiServer(),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          nil,
+	}
+	a.log.Info("hitch listening", "addr", ln.Addr().String(), "env", cfg.Env, "database", a.store.Dialect(),
+		"public_url", cfg.PublicURL, "startup", time.Since(start).Round(time.Millisecond))
+
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	select {
+	case err := <-served:
+		return err
+	case <-ctx.Done():
+	}
+	a.log.Info("shutting down", "timeout", cfg.ShutdownTimeout)
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		a.log.Warn("in-flight requests did not finish in time", "error", err)
+		srv.Close()
+	}
+	if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	a.log.Info("stopped")
+	return nil
+}
+
+// bootstrapDevClient gives a development deployment credentials to use: the
+// fixed HITCH_DEV_CLIENT_ID/HITCH_DEV_SECRET pair when set, otherwise a new
+// client when the database has none, printed once.
+func (a *app) bootstrapDevClient(ctx context.Context, out io.Writer) error {
+	if a.cfg.DevClientID != "" {
+		_, err := a.developers.Get(ctx, a.cfg.DevClientID)
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, developer.ErrNotFound) {
+			return err
+		}
+		if _, err := a.developers.Create(ctx, developer.CreateParams{Name: "Development", Environment: config.Development,
+			ID: a.cfg.DevClientID, Secret: a.cfg.DevSecret}); err != nil {
+			return err
+		}
+		a.log.Info("created the development client from HITCH_DEV_CLIENT_ID", "client_id", a.cfg.DevClientID)
+		return nil
+	}
+	n, err := a.developers.Count(ctx)
+	if err != nil || n > 0 {
+		return err
+	}
+	creds, err := a.developers.Create(ctx, developer.CreateParams{Name: "Development", Environment: config.Development})
+	if err != nil {
+		return err
+	}
+	// Printed once, outside the structured log, so that log shipping of a
+	// development box does not carry the secret around.
+	fmt.Fprintf(out, "\n  Development credentials (shown once; `hitch clients rotate-secret` makes new ones):\n"+
+		"    client_id: %s\n    secret:    %s\n  Try: curl -u %s:%s %s/accounts/get?external_user_id=user-1\n\n",
+		creds.ClientID, creds.Secret, creds.ClientID, creds.Secret, a.cfg.PublicURL)
+	return nil
+}
+
+func migrateFlags(*flag.FlagSet) func(context.Context, *config.Config, io.Writer, io.Writer) error {
+	return func(ctx context.Context, cfg *config.Config, out, _ io.Writer) error {
+		st, err := openStore(ctx, cfg) // opening applies the migrations
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		applied, _, err := st.MigrationVersion(ctx)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "%s database is at migration %04d\n", st.Dialect(), applied)
+		return nil
+	}
+}

@@ -1,0 +1,267 @@
+// Package account manages users' merchant accounts: linking, listing,
+// unlinking and the connection state, with the events those changes raise.
+package account
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/hitchdev/hitch/internal/event"
+	"github.com/hitchdev/hitch/internal/merchant"
+	"github.com/hitchdev/hitch/internal/store"
+)
+
+// Connection statuses.
+const (
+	Connected    = "connected"
+	Disconnected = "disconnected"
+)
+
+// ScopeUpdateCard is the scope of a connected account at a merchant that
+// supports card switching.
+const ScopeUpdateCard = "update_card"
+
+// Lifecycle statuses: the status of the most recent login attempt for a
+// product (docs/decisions.md lists what each means).
+const (
+	LifecycleLoginStarted      = "login_started"
+	LifecycleOTPRequired       = "otp_required"
+	LifecycleQuestionsRequired = "questions_required"
+	LifecycleAuthenticated     = "authenticated"
+	LifecycleLoginFailed       = "login_failed"
+)
+
+// Last user action statuses.
+const (
+	ActionPending = "pending"
+	ActionSuccess = "success"
+	ActionFailure = "failure"
+)
+
+// Products whose lifecycle an account tracks.
+var Products = []string{"card_switcher", "transaction_link", "vault"}
+
+var (
+	// ErrUserNotFound: the developer has no user with this external_user_id.
+	ErrUserNotFound = errors.New("account: user not found")
+	// ErrNotFound: the user has no linked account at this merchant.
+	ErrNotFound = errors.New("account: merchant account not found")
+	// ErrUnknownMerchant: merchant_id is not in the catalog.
+	ErrUnknownMerchant = errors.New("account: unknown merchant")
+	// ErrMerchantUnsupported: the merchant does not support the product.
+	ErrMerchantUnsupported = errors.New("account: merchant does not support this product")
+)
+
+// Service manages merchant accounts.
+type Service struct {
+	store     store.Store
+	catalog   *merchant.Catalog
+	publicURL string
+	now       func() time.Time
+}
+
+// NewService returns a Service. publicURL prefixes merchant logo paths.
+func NewService(st store.Store, catalog *merchant.Catalog, publicURL string, now func() time.Time) *Service {
+	return &Service{store: st, catalog: catalog, publicURL: publicURL, now: now}
+}
+
+// Account is a merchant account with its merchant.
+type Account struct {
+	*store.Account
+	Merchant *merchant.Merchant
+}
+
+// LogoURL is the absolute URL of a merchant's logo.
+func (s *Service) LogoURL(id int64) string { return s.publicURL + merchant.LogoPath(id) }
+
+func (s *Service) user(ctx context.Context, ex store.Executor, clientID, externalUserID string) (*store.User, error) {
+	u, err := ex.UserGet(ctx, clientID, externalUserID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, ErrUserNotFound
+	}
+	return u, err
+}
+
+func (s *Service) withMerchant(a *store.Account) *Account {
+	m, _ := s.catalog.Get(a.MerchantID)
+	return &Account{Account: a, Merchant: m}
+}
+
+// List returns the user's linked accounts. product selects whose lifecycle
+// is reported ("" for the most recent attempt of any product).
+func (s *Service) List(ctx context.Context, clientID, externalUserID, product string) ([]*Account, error) {
+	u, err := s.user(ctx, s.store, clientID, externalUserID)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.store.AccountList(ctx, &store.AccountListParams{ClientID: clientID, UserID: u.ID, Product: product})
+	if err != nil {
+		return nil, err
+	}
+	accounts := make([]*Account, len(rows))
+	for i, a := range rows {
+		accounts[i] = s.withMerchant(a)
+	}
+	return accounts, nil
+}
+
+// Get returns one linked account.
+func (s *Service) Get(ctx context.Context, clientID, externalUserID string, merchantID int64, product string) (*Account, error) {
+	u, err := s.user(ctx, s.store, clientID, externalUserID)
+	if err != nil {
+		return nil, err
+	}
+	a, err := s.store.AccountGet(ctx, &store.AccountGetParams{ClientID: clientID, UserID: u.ID, MerchantID: merchantID, Product: product})
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	return s.withMerchant(a), nil
+}
+
+// Unlink removes the account from the user's linked accounts. It does not
+// remove a card stored at the merchant.
+func (s *Service) Unlink(ctx context.Context, clientID, externalUserID string, merchantID int64) error {
+	return s.store.InTx(ctx, func(ex store.Executor) error {
+		u, err := s.user(ctx, ex, clientID, externalUserID)
+		if err != nil {
+			return err
+		}
+		err = ex.AccountUnlink(ctx, &store.AccountRef{ClientID: clientID, UserID: u.ID, MerchantID: merchantID, Now: s.now()})
+		if errors.Is(err, store.ErrNotFound) {
+			return ErrNotFound
+		}
+		return err
+	})
+}
+
+// Disconnect marks a connected account disconnected (its scopes cleared) and
+// records ACCOUNT_LOGIN_REQUIRED in the same transaction. Disconnecting an
+// account that is already disconnected changes nothing and records nothing.
+func (s *Service) Disconnect(ctx context.Context, clientID, externalUserID string, merchantID int64) (*Account, error) {
+	var out *store.Account
+	err := s.store.InTx(ctx, func(ex store.Executor) error {
+		u, err := s.user(ctx, ex, clientID, externalUserID)
+		if err != nil {
+			return err
+		}
+		current, err := ex.AccountGet(ctx, &store.AccountGetParams{ClientID: clientID, UserID: u.ID, MerchantID: merchantID})
+		if errors.Is(err, store.ErrNotFound) {
+			return ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		if current.ConnectionStatus == Disconnected {
+			out = current
+			return nil
+		}
+		now := s.now()
+		if out, err = ex.AccountSetConnection(ctx, &store.AccountSetConnectionParams{
+			AccountRef: store.AccountRef{ClientID: clientID, UserID: u.ID, MerchantID: merchantID, Now: now},
+			Status:     Disconnected,
+			Scopes:     []string{},
+		}); err != nil {
+			return err
+		}
+		_, err = event.Record(ctx, ex, event.Params{
+			ClientID: clientID,
+			User:     u,
+			Type:     event.AccountLoginRequired,
+			Merchant: s.eventMerchant(merchantID),
+			At:       now,
+		})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s.withMerchant(out), nil
+}
+
+func (s *Service) eventMerchant(id int64) *event.Merchant {
+	m, ok := s.catalog.Get(id)
+	if !ok {
+		return &event.Merchant{ID: id}
+	}
+	return &event.Merchant{ID: m.ID, Name: m.Name, Logo: s.LogoURL(m.ID)}
+}
+
+// LinkParams describe a successful login that links an account.
+type LinkParams struct {
+	ClientID       string
+	ExternalUserID string
+	MerchantID     int64
+	// Product is the product the login was for.
+	Product   string
+	CardID    *string
+	SessionID *string
+	Metadata  map[string]string
+}
+
+// Link links (or links again and reconnects) the user's account at a
+// merchant after a successful login, records the product's lifecycle and the
+// AUTHENTICATED event, all in one transaction.
+func (s *Service) Link(ctx context.Context, p LinkParams) (*Account, *store.Event, error) {
+	m, ok := s.catalog.Get(p.MerchantID)
+	if !ok {
+		return nil, nil, ErrUnknownMerchant
+	}
+	if !m.Supports(p.Product) {
+		return nil, nil, ErrMerchantUnsupported
+	}
+	scopes := []string{}
+	if m.Supports("card_switcher") {
+		scopes = append(scopes, ScopeUpdateCard)
+	}
+	now := s.now()
+	var linked *store.Account
+	var ev *store.Event
+	err := s.store.InTx(ctx, func(ex store.Executor) error {
+		u, err := ex.UserGetOrCreate(ctx, &store.UserGetOrCreateParams{
+			ID: uuid.NewString(), ClientID: p.ClientID, ExternalUserID: p.ExternalUserID, CreatedAt: now})
+		if err != nil {
+			return err
+		}
+		a, err := ex.AccountLink(ctx, &store.AccountLinkParams{
+			ID: uuid.NewString(), ClientID: p.ClientID, UserID: u.ID, MerchantID: p.MerchantID, Scopes: scopes, Now: now})
+		if err != nil {
+			return err
+		}
+		if err := ex.AccountLifecycleSet(ctx, &store.AccountLifecycleSetParams{ClientID: p.ClientID, AccountID: a.ID,
+			Product: p.Product, Status: LifecycleAuthenticated, ActionStatus: ActionSuccess, At: now}); err != nil {
+			return err
+		}
+		data := map[string]any{
+			"send_card":  p.Product == "card_switcher",
+			"entrypoint": nil,
+		}
+		if p.CardID != nil {
+			data["card_id"] = *p.CardID
+		}
+		if ev, err = event.Record(ctx, ex, event.Params{
+			ClientID:  p.ClientID,
+			User:      u,
+			Type:      event.Authenticated,
+			SessionID: p.SessionID,
+			Merchant:  s.eventMerchant(p.MerchantID),
+			Data:      data,
+			Metadata:  p.Metadata,
+			At:        now,
+		}); err != nil {
+			return err
+		}
+		linked, err = ex.AccountGet(ctx, &store.AccountGetParams{ClientID: p.ClientID, UserID: u.ID, MerchantID: p.MerchantID, Product: p.Product})
+		return err
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("account: link: %w", err)
+	}
+	return s.withMerchant(linked), ev, nil
+}

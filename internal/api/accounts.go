@@ -1,0 +1,119 @@
+package api
+
+import (
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/hitchdev/hitch/internal/account"
+)
+
+type merchantRef struct {
+	ID   int64  `json:"id"`
+	Name string `json:"name"`
+	Logo string `json:"logo"`
+}
+
+type scopeJSON struct {
+	Type string `json:"type"`
+}
+
+type accountJSON struct {
+	Merchant   merchantRef `json:"merchant"`
+	Connection struct {
+		Status string      `json:"status"`
+		Scopes []scopeJSON `json:"scopes"`
+	} `json:"connection"`
+	Lifecycle struct {
+		Status *string `json:"status"`
+	} `json:"lifecycle"`
+	LastUserAction struct {
+		AttemptedAt *time.Time `json:"attempted_at"`
+		Status      *string    `json:"status"`
+	} `json:"last_user_action"`
+}
+
+func (s *Server) renderAccount(a *account.Account) accountJSON {
+	var out accountJSON
+	out.Merchant = merchantRef{ID: a.MerchantID, Logo: s.Accounts.LogoURL(a.MerchantID)}
+	if a.Merchant != nil {
+		out.Merchant.Name = a.Merchant.Name
+	}
+	out.Connection.Status = a.ConnectionStatus
+	out.Connection.Scopes = make([]scopeJSON, len(a.Scopes))
+	for i, sc := range a.Scopes {
+		out.Connection.Scopes[i] = scopeJSON{Type: sc}
+	}
+	out.Lifecycle.Status = a.LifecycleStatus
+	out.LastUserAction.AttemptedAt = a.LastActionAt
+	out.LastUserAction.Status = a.LastActionStatus
+	return out
+}
+
+func (s *Server) getAccounts(w http.ResponseWriter, r *http.Request) error {
+	externalUserID, err := queryString(r, "external_user_id")
+	if err != nil {
+		return err
+	}
+	if len(externalUserID) > maxExternalUserIDLength {
+		return errInvalidField("The external_user_id field must be at most %d characters.", maxExternalUserIDLength)
+	}
+	merchantID, oneMerchant, err := queryInt(r, "merchant_id")
+	if err != nil {
+		return err
+	}
+	product := r.URL.Query().Get("type")
+	if product != "" && !slices.Contains(account.Products, product) {
+		return &Error{Status: http.StatusBadRequest, Type: TypeInvalidInput, Code: CodeProductNotValid, Message: "The selected type is invalid."}
+	}
+	clientID := clientFrom(r.Context()).ID
+	if oneMerchant {
+		a, err := s.Accounts.Get(r.Context(), clientID, externalUserID, merchantID, product)
+		if err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusOK, s.renderAccount(a))
+		return nil
+	}
+	accounts, err := s.Accounts.List(r.Context(), clientID, externalUserID, product)
+	if err != nil {
+		return err
+	}
+	out := make([]accountJSON, len(accounts))
+	for i, a := range accounts {
+		out[i] = s.renderAccount(a)
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// accountRequest is the body of the endpoints that name one account.
+type accountRequest struct {
+	ExternalUserID *string `json:"external_user_id"`
+	MerchantID     *int64  `json:"merchant_id"`
+}
+
+func (req *accountRequest) validate() (string, int64, error) {
+	externalUserID, err := validateExternalUserID("external_user_id", req.ExternalUserID)
+	if err != nil {
+		return "", 0, err
+	}
+	merchantID, err := requireMerchantID(req.MerchantID)
+	return externalUserID, merchantID, err
+}
+
+func (s *Server) unlinkAccount(w http.ResponseWriter, r *http.Request) error {
+	var req accountRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	externalUserID, merchantID, err := req.validate()
+	if err != nil {
+		return err
+	}
+	if err := s.Accounts.Unlink(r.Context(), clientFrom(r.Context()).ID, externalUserID, merchantID); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, success)
+	return nil
+}

@@ -1,0 +1,186 @@
+package api
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/mail"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// maxBodyBytes caps every request body.
+const maxBodyBytes = 1 << 20
+
+// decode reads the JSON object body of r into dst strictly: the content type
+// must be JSON, unknown fields and wrong types are errors naming the field,
+// and there must be exactly one object.
+func decode(r *http.Request, dst any) error {
+	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || mt != "application/json" {
+		return &Error{Status: http.StatusUnsupportedMediaType, Type: TypeInvalidRequest, Code: CodeUnsupportedMediaType,
+			Message: "Request bodies must be JSON, sent with Content-Type: application/json."}
+	}
+	dec := json.NewDecoder(http.MaxBytesReader(nil, r.Body, maxBodyBytes))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(dst); err != nil {
+		return decodeError(err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			return decodeError(err)
+		}
+		return errInvalidField("The request body must hold exactly one JSON object.")
+	}
+	return nil
+}
+
+var unknownField = regexp.MustCompile(`^json: unknown field "(.*)"$`)
+
+func decodeError(err error) error {
+	var (
+		syntax    *json.SyntaxError
+		typ       *json.UnmarshalTypeError
+		tooLarge *http.MaxBytesError
+	)
+	switch {
+	case errors.As(err, &tooLarge):
+		return &Error{Status: http.StatusRequestEntityTooLarge, Type: TypeInvalidRequest, Code: CodeBodyTooLarge,
+			Message: fmt.Sprintf("The request body is larger than %d bytes.", maxBodyBytes)}
+	case errors.Is(err, io.EOF):
+		return errInvalidField("The request body must be a JSON object.")
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return errInvalidField("The request body is not valid JSON: it ends early.")
+	case errors.As(err, &syntax):
+		return errInvalidField("The request body is not valid JSON (at byte %d).", syntax.Offset)
+	case errors.As(err, &typ):
+		if typ.Field == "" {
+			return errInvalidField("The request body must be a JSON object.")
+		}
+		return errInvalidField("The %s field must be %s.", typ.Field, jsonTypeName(typ.Type))
+	}
+	if m := unknownField.FindStringSubmatch(err.Error()); m != nil {
+		return errInvalidField("The %s field is not allowed.", m[1])
+	}
+	return errInvalidField("The request body could not be read: %s.", strings.TrimPrefix(err.Error(), "json: "))
+}
+
+func jsonTypeName(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	default:
+		return "of another type"
+	}
+}
+
+// Field rules shared by endpoints.
+
+const maxExternalUserIDLength = 255
+
+func validateExternalUserID(field string, v *string) (string, error) {
+	if v == nil || strings.TrimSpace(*v) == "" {
+		return "", errRequired(field)
+	}
+	if len(*v) > maxExternalUserIDLength || !utf8.ValidString(*v) {
+		return "", errInvalidField("The %s field must be at most %d characters.", field, maxExternalUserIDLength)
+	}
+	return *v, nil
+}
+
+func requireMerchantID(v *int64) (int64, error) {
+	if v == nil {
+		return 0, errRequired("merchant_id")
+	}
+	if *v <= 0 {
+		return 0, errInvalidField("The selected merchant_id is invalid.")
+	}
+	return *v, nil
+}
+
+const (
+	maxMetadataKeys        = 10
+	maxMetadataValueLength = 500
+	maxMetadataKeyLength   = 64
+)
+
+// validateMetadata applies SPEC.md's limits: at most 10 keys, string values of
+// at most 500 characters.
+func validateMetadata(md map[string]string) error {
+	if len(md) > maxMetadataKeys {
+		return errInvalidField("The metadata field must have at most %d keys.", maxMetadataKeys)
+	}
+	for k, v := range md {
+		if k == "" || utf8.RuneCountInString(k) > maxMetadataKeyLength {
+			return errInvalidField("The metadata keys must be 1 to %d characters.", maxMetadataKeyLength)
+		}
+		if utf8.RuneCountInString(v) > maxMetadataValueLength {
+			return errInvalidField("The metadata.%s field must be at most %d characters.", k, maxMetadataValueLength)
+		}
+	}
+	return nil
+}
+
+var e164 = regexp.MustCompile(`^\+[1-9][0-9]{6,14}$`)
+
+func validatePhone(field string, v *string) error {
+	if v != nil && !e164.MatchString(*v) {
+		return errInvalidField("The %s field must be a phone number in E.164 format, such as +14155550123.", field)
+	}
+	return nil
+}
+
+func validateEmail(field string, v *string) error {
+	if v == nil {
+		return nil
+	}
+	addr, err := mail.ParseAddress(*v)
+	if err != nil || addr.Name != "" || addr.Address != *v || len(*v) > 254 || !strings.Contains((*v)[strings.LastIndexByte(*v, '@'):], ".") {
+		return errInvalidField("The %s field must be a valid e-mail address.", field)
+	}
+	return nil
+}
+
+// queryString returns a required query parameter.
+func queryString(r *http.Request, name string) (string, error) {
+	v := r.URL.Query().Get(name)
+	if strings.TrimSpace(v) == "" {
+		return "", errRequired(name)
+	}
+	return v, nil
+}
+
+// queryInt returns an optional positive integer query parameter and whether
+// it was given.
+func queryInt(r *http.Request, name string) (int64, bool, error) {
+	raw := r.URL.Query().Get(name)
+	if raw == "" {
+		return 0, false, nil
+	}
+	n, err := strconv.ParseInt(raw, 10, 64)
+	if err != nil || n <= 0 {
+		return 0, false, errInvalidField("The %s field must be a positive integer.", name)
+	}
+	return n, true, nil
+}

@@ -1,0 +1,95 @@
+package api
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/hitchdev/hitch/internal/account"
+)
+
+type devLinkRequest struct {
+	ExternalUserID *string `json:"external_user_id"`
+	MerchantID     *int64  `json:"merchant_id"`
+	CardSwitcher   *bool   `json:"card_switcher"`
+	CardID         *string `json:"card_id"`
+	Transactions   *struct {
+		New     *bool `json:"new"`
+		Updated *bool `json:"updated"`
+	} `json:"transactions"`
+	Metadata map[string]string `json:"metadata"`
+}
+
+// devLinkAccount simulates a successful login that links an account, for
+// the card switcher (card_switcher: true) or for transactions.
+func (s *Server) devLinkAccount(w http.ResponseWriter, r *http.Request) error {
+	var req devLinkRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	externalUserID, err := validateExternalUserID("external_user_id", req.ExternalUserID)
+	if err != nil {
+		return err
+	}
+	merchantID, err := requireMerchantID(req.MerchantID)
+	if err != nil {
+		return err
+	}
+	cardSwitcher := req.CardSwitcher != nil && *req.CardSwitcher
+	var product string
+	switch {
+	case cardSwitcher && req.Transactions != nil:
+		return errInvalidField("The card_switcher and transactions fields cannot be used together.")
+	case cardSwitcher:
+		if req.CardID == nil || strings.TrimSpace(*req.CardID) == "" {
+			return errInvalidField("The card_id field is required when card_switcher is true.")
+		}
+		if len(*req.CardID) > maxCardIDLength {
+			return errInvalidField("The card_id field must be at most %d characters.", maxCardIDLength)
+		}
+		product = "card_switcher"
+	case req.Transactions != nil:
+		if req.Transactions.New == nil {
+			return errRequired("transactions.new")
+		}
+		if req.Transactions.Updated != nil && *req.Transactions.Updated && !*req.Transactions.New {
+			return errInvalidField("The transactions.updated field needs transactions.new to be true.")
+		}
+		if req.CardID != nil {
+			return errInvalidField("The card_id field is only allowed when card_switcher is true.")
+		}
+		product = "transaction_link"
+	default:
+		return errInvalidField("One of card_switcher (true) or transactions is required.")
+	}
+	if err := validateMetadata(req.Metadata); err != nil {
+		return err
+	}
+	if _, _, err := s.Accounts.Link(r.Context(), account.LinkParams{
+		ClientID:       clientFrom(r.Context()).ID,
+		ExternalUserID: externalUserID,
+		MerchantID:     merchantID,
+		Product:        product,
+		CardID:         req.CardID,
+		Metadata:       req.Metadata,
+	}); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, success)
+	return nil
+}
+
+func (s *Server) devDisconnectAccount(w http.ResponseWriter, r *http.Request) error {
+	var req accountRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	externalUserID, merchantID, err := req.validate()
+	if err != nil {
+		return err
+	}
+	if _, err := s.Accounts.Disconnect(r.Context(), clientFrom(r.Context()).ID, externalUserID, merchantID); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, success)
+	return nil
+}

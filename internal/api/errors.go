@@ -1,0 +1,150 @@
+package api
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+
+	"github.com/hitchdev/hitch/internal/account"
+	"github.com/hitchdev/hitch/internal/developer"
+	"github.com/hitchdev/hitch/internal/session"
+)
+
+// Error types and codes of the wire error body. docs/errors.md tables them
+// with their statuses; keep the two in step.
+const (
+	TypeInvalidInput          = "INVALID_INPUT"
+	TypeInvalidRequest        = "INVALID_REQUEST"
+	TypeUserError             = "USER_ERROR"
+	TypeSessionError          = "SESSION_ERROR"
+	TypeMerchantAccountError  = "MERCHANT_ACCOUNT_ERROR"
+	TypeMerchantError         = "MERCHANT_ERROR"
+	TypeTransactionError      = "TRANSACTION_ERROR"
+	TypeRateLimitExceeded     = "RATE_LIMIT_EXCEEDED"
+	TypeAPIError              = "API_ERROR"
+	CodeInvalidAPIKeys        = "INVALID_API_KEYS"
+	CodeInvalidField          = "INVALID_FIELD"
+	CodeInvalidJWE            = "INVALID_JWE"
+	CodeInvalidCursorFormat   = "INVALID_CURSOR_FORMAT"
+	CodeUserNotFound          = "USER_NOT_FOUND"
+	CodeAccountNotFound       = "MERCHANT_ACCOUNT_NOT_FOUND"
+	CodeAccountDisconnected   = "MERCHANT_ACCOUNT_DISCONNECTED"
+	CodeSessionNotFound       = "SESSION_NOT_FOUND"
+	CodeExtendNotSupported    = "EXTEND_NOT_SUPPORTED"
+	CodeMerchantUnavailable   = "MERCHANT_UNAVAILABLE"
+	CodeNoAccess              = "NO_ACCESS"
+	CodeTransactionNotFound   = "TRANSACTION_NOT_FOUND"
+	CodeProductNotValid       = "PRODUCT_NOT_VALID"
+	CodeProductNotEnabled     = "PRODUCT_NOT_ENABLED"
+	CodeNotFound              = "NOT_FOUND"
+	CodeMethodNotAllowed      = "METHOD_NOT_ALLOWED"
+	CodeBodyTooLarge          = "REQUEST_TOO_LARGE"
+	CodeUnsupportedMediaType  = "UNSUPPORTED_MEDIA_TYPE"
+	CodeRateLimitExceeded     = "RATE_LIMIT_EXCEEDED"
+	CodeInternalServerError   = "INTERNAL_SERVER_ERROR"
+	CodeServiceUnavailable    = "SERVICE_UNAVAILABLE"
+	messageInvalidCredentials = "Invalid client_id or secret provided."
+)
+
+// Error is an error made for the client: its message is shown as is.
+type Error struct {
+	Status  int
+	Type    string
+	Code    string
+	Message string
+	// Header is added to the response (e.g. Retry-After).
+	Header http.Header
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("%d %s/%s: %s", e.Status, e.Type, e.Code, e.Message) }
+
+// errorBody is the wire error body.
+type errorBody struct {
+	ErrorType    string `json:"error_type"`
+	ErrorCode    string `json:"error_code"`
+	ErrorMessage string `json:"error_message"`
+	RequestID    string `json:"request_id"`
+}
+
+func errInvalidField(format string, args ...any) *Error {
+	return &Error{Status: http.StatusBadRequest, Type: TypeInvalidRequest, Code: CodeInvalidField, Message: fmt.Sprintf(format, args...)}
+}
+
+func errRequired(field string) *Error {
+	return errInvalidField("The %s field is required.", field)
+}
+
+func errInvalidCredentials() *Error {
+	return &Error{Status: http.StatusUnauthorized, Type: TypeInvalidInput, Code: CodeInvalidAPIKeys, Message: messageInvalidCredentials,
+		Header: http.Header{"Www-Authenticate": {`Basic realm="hitch", charset="UTF-8"`}}}
+}
+
+func errNotFound(message string) *Error {
+	return &Error{Status: http.StatusNotFound, Type: TypeInvalidRequest, Code: CodeNotFound, Message: message}
+}
+
+func errRateLimited(retryAfter int) *Error {
+	return &Error{Status: http.StatusTooManyRequests, Type: TypeRateLimitExceeded, Code: CodeRateLimitExceeded,
+		Message: "Too many requests. Retry after the number of seconds in the Retry-After header.",
+		Header:  http.Header{"Retry-After": {strconv.Itoa(retryAfter)}}}
+}
+
+// domainErrors maps the domain packages' sentinel errors to wire errors.
+var domainErrors = []struct {
+	err  error
+	wire *Error
+}{
+	{developer.ErrInvalidCredentials, errInvalidCredentials()},
+	{account.ErrUserNotFound, &Error{Status: http.StatusNotFound, Type: TypeUserError, Code: CodeUserNotFound,
+		Message: "No user with this external_user_id was found."}},
+	{account.ErrNotFound, &Error{Status: http.StatusNotFound, Type: TypeMerchantAccountError, Code: CodeAccountNotFound,
+		Message: "The user has no linked merchant account at this merchant."}},
+	{account.ErrUnknownMerchant, errInvalidField("The selected merchant_id is invalid.")},
+	{account.ErrMerchantUnsupported, &Error{Status: http.StatusBadRequest, Type: TypeMerchantError, Code: CodeMerchantUnavailable,
+		Message: "The merchant does not support this product."}},
+	{session.ErrUnknownMerchant, errInvalidField("The selected merchant_id is invalid.")},
+	{session.ErrMerchantUnsupported, &Error{Status: http.StatusBadRequest, Type: TypeMerchantError, Code: CodeMerchantUnavailable,
+		Message: "The merchant does not support this session type."}},
+	{session.ErrNotFound, &Error{Status: http.StatusNotFound, Type: TypeSessionError, Code: CodeSessionNotFound,
+		Message: "The session was not found."}},
+	{session.ErrExpired, &Error{Status: http.StatusBadRequest, Type: TypeSessionError, Code: CodeExtendNotSupported,
+		Message: "The session has expired and cannot be extended. Create a new session."}},
+	{session.ErrMaxLifetime, &Error{Status: http.StatusBadRequest, Type: TypeSessionError, Code: CodeExtendNotSupported,
+		Message: "The session has reached its maximum lifetime of 24 hours. Create a new session."}},
+}
+
+// toWire returns the wire error for err; anything not made for the client
+// becomes a 500 that shows no detail.
+func toWire(err error) (*Error, bool) {
+	var e *Error
+	if errors.As(err, &e) {
+		return e, true
+	}
+	for _, de := range domainErrors {
+		if errors.Is(err, de.err) {
+			return de.wire, true
+		}
+	}
+	return &Error{Status: http.StatusInternalServerError, Type: TypeAPIError, Code: CodeInternalServerError,
+		Message: "An internal error occurred. Quote the request_id when contacting support."}, false
+}
+
+// writeError writes err as the wire error body, logging errors that were not
+// made for the client.
+func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
+	wire, known := toWire(err)
+	if !known {
+		log.ErrorContext(r.Context(), "request failed", "request_id", requestIDFrom(r.Context()), "error", err)
+	}
+	for k, vs := range wire.Header {
+		w.Header()[k] = vs
+	}
+	writeJSON(w, wire.Status, errorBody{
+		ErrorType:    wire.Type,
+		ErrorCode:    wire.Code,
+		ErrorMessage: wire.Message,
+		RequestID:    requestIDFrom(r.Context()),
+	})
+}

@@ -1,0 +1,30 @@
+package api
+
+// routes is the whole API on one screen.
+func (s *Server) routes() {
+	m := s.mux
+	// Operations and the contract: no credentials.
+	m.Handle("GET /healthz", s.public(s.healthz))
+	m.Handle("GET /readyz", s.public(s.readyz))
+	m.Handle("GET /openapi.yaml", s.public(s.openAPI))
+	m.Handle("GET /merchants/{id}/logo.svg", s.public(s.merchantLogo))
+
+	// Sessions.
+	m.Handle("POST /session/create", s.authed(s.createSession))
+	m.Handle("POST /session/extend", s.authed(s.extendSession))
+
+	// Merchants and merchant accounts.
+	m.Handle("POST /merchant/list", s.authed(s.listMerchants))
+	m.Handle("GET /accounts/get", s.authed(s.getAccounts))
+	m.Handle("POST /accounts/unlink", s.authed(s.unlinkAccount))
+
+	// Card data.
+	m.Handle("GET /jwe/key", s.authed(s.jweKey))
+
+	// Development simulations: not routed at all in production, so every
+	// /development/* path answers 404 there.
+	if s.Env == "development" {
+		m.Handle("POST /development/accounts/link", s.authed(s.devLinkAccount))
+		m.Handle("POST /development/accounts/disconnect", s.authed(s.devDisconnectAccount))
+	}
+}

@@ -1,0 +1,161 @@
+// Package api is Hitch's HTTP API: the route table, thin handlers that
+// decode, validate, call the domain and render, and the middleware around
+// them (request ids, access logs, authentication, rate limits).
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/hitchdev/hitch/internal/account"
+	"github.com/hitchdev/hitch/internal/card"
+	"github.com/hitchdev/hitch/internal/developer"
+	"github.com/hitchdev/hitch/internal/merchant"
+	"github.com/hitchdev/hitch/internal/session"
+	"github.com/hitchdev/hitch/internal/store"
+)
+
+// Deps are what the API is built from, wired once in main.
+type Deps struct {
+	Env        string // development or production
+	PublicURL  string
+	Store      store.Store
+	Developers *developer.Service
+	Sessions   *session.Service
+	Accounts   *account.Service
+	Keys       *card.Keys
+	Catalog    *merchant.Catalog
+	Logger     *slog.Logger
+	// RateLimit and RateBurst limit requests per client (0 turns it off).
+	RateLimit float64
+	RateBurst int
+	// OpenAPI is the contract document served at /openapi.yaml.
+	OpenAPI []byte
+	Now     func() time.Time
+}
+
+// Server is the API's http.Handler.
+type Server struct {
+	Deps
+	mux     *http.ServeMux
+	limiter *limiter
+	handler http.Handler
+}
+
+// New builds the server and its routes.
+func New(d Deps) *Server {
+	s := &Server{Deps: d, mux: http.NewServeMux()}
+	if d.RateLimit > 0 {
+		s.limiter = newLimiter(d.RateLimit, d.RateBurst, d.Now)
+	}
+	s.routes()
+	s.handler = s.withRequestID(s.withAccessLog(s.withRecover(s.dispatch())))
+	return s
+}
+
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+// handlerFunc is the shape of every handler: errors are rendered by one
+// adapter.
+type handlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+// public adapts a handler that needs no credentials.
+func (s *Server) public(h handlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := h(w, r); err != nil {
+			writeError(w, r, s.Logger, err)
+		}
+	})
+}
+
+// authed adapts a handler that needs a developer's Basic credentials of this
+// deployment's environment, and applies the client's rate limit.
+func (s *Server) authed(h handlerFunc) http.Handler {
+	return s.public(func(w http.ResponseWriter, r *http.Request) error {
+		id, secret, ok := r.BasicAuth()
+		if !ok {
+			return errInvalidCredentials()
+		}
+		client, err := s.Developers.Authenticate(r.Context(), s.Env, id, secret)
+		if err != nil {
+			return err
+		}
+		if s.limiter != nil {
+			if ok, retry := s.limiter.allow(client.ID); !ok {
+				return errRateLimited(retry)
+			}
+		}
+		setLogClient(r.Context(), client.ID)
+		return h(w, r.WithContext(withClient(r.Context(), client)))
+	})
+}
+
+type clientKey struct{}
+
+func withClient(ctx context.Context, c *store.Client) context.Context {
+	return context.WithValue(ctx, clientKey{}, c)
+}
+
+// clientFrom returns the authenticated developer of the request.
+func clientFrom(ctx context.Context) *store.Client {
+	c, _ := ctx.Value(clientKey{}).(*store.Client)
+	return c
+}
+
+// dispatch serves the route table, answering unmatched paths and methods
+// with the wire error body instead of ServeMux's plain text.
+func (s *Server) dispatch() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h, pattern := s.mux.Handler(r)
+		if pattern != "" {
+			s.mux.ServeHTTP(w, r)
+			return
+		}
+		// Let the mux decide between 404 and 405 (and compute Allow), then
+		// replace its body.
+		probe := &statusProbe{header: http.Header{}}
+		h.ServeHTTP(probe, r)
+		switch probe.status {
+		case http.StatusMethodNotAllowed:
+			w.Header().Set("Allow", probe.header.Get("Allow"))
+			writeError(w, r, s.Logger, &Error{Status: http.StatusMethodNotAllowed, Type: TypeInvalidRequest, Code: CodeMethodNotAllowed,
+				Message: "Method " + r.Method + " is not allowed on " + r.URL.Path + "; allowed: " + probe.header.Get("Allow") + "."})
+		case http.StatusMovedPermanently, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+			s.mux.ServeHTTP(w, r) // path cleaning redirects
+		default:
+			writeError(w, r, s.Logger, errNotFound("No route matches "+r.Method+" "+r.URL.Path+"."))
+		}
+	})
+}
+
+// statusProbe records what the mux's fallback handler would answer.
+type statusProbe struct {
+	header http.Header
+	status int
+}
+
+func (p *statusProbe) Header() http.Header         { return p.header }
+func (p *statusProbe) Write(b []byte) (int, error) { return len(b), nil }
+func (p *statusProbe) WriteHeader(status int)      { p.status = status }
+
+// writeJSON renders v with status.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		status = http.StatusInternalServerError
+		body = []byte(`{"error_type":"API_ERROR","error_code":"INTERNAL_SERVER_ERROR","error_message":"The response could not be encoded."}`)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+// message is the body of endpoints that answer with a success message.
+type message struct {
+	Message string `json:"message"`
+}
+
+var success = message{Message: "Success"}

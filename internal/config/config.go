@@ -1,0 +1,313 @@
+// Package config holds Hitch's one Config, read from flags and HITCH_*
+// environment variables (flags win), with documented defaults.
+package config
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Environments.
+const (
+	Development = "development"
+	Production  = "production"
+)
+
+// Config is everything a Hitch process is configured with.
+type Config struct {
+	// Addr is the listen address. Default 127.0.0.1:8080.
+	Addr string
+	// Env is development or production. Default development.
+	Env string
+	// DataDir holds the SQLite database and, in development, the generated
+	// master key. Default ./data.
+	DataDir string
+	// DatabaseURL is sqlite:PATH, a bare path, or postgres://…. Default
+	// sqlite:<DataDir>/hitch.db.
+	DatabaseURL string
+	// LogFormat is text or json. Default text.
+	LogFormat string
+	// LogLevel is debug, info, warn or error. Default info.
+	LogLevel string
+	// PublicURL is the externally reachable base URL, used in links such as
+	// merchant logos. Default http://<Addr>.
+	PublicURL string
+	// RateLimit is the sustained requests per second allowed per client on
+	// each node (0 turns limiting off). Default 100.
+	RateLimit float64
+	// RateBurst is the burst above RateLimit. Default 200.
+	RateBurst int
+	// ShutdownTimeout bounds how long in-flight requests may finish after
+	// SIGTERM. Default 15s.
+	ShutdownTimeout time.Duration
+	// SecretGrace is how long a rotated-out client secret keeps working.
+	// Default 24h.
+	SecretGrace time.Duration
+
+	// MasterKey seals secrets at rest (HITCH_MASTER_KEY only: never a flag,
+	// so it does not show in process listings). Required in production; in
+	// development a key is generated into DataDir when unset.
+	MasterKey string
+	// DevClientID and DevSecret fix the development client that serve
+	// creates (HITCH_DEV_CLIENT_ID, HITCH_DEV_SECRET).
+	DevClientID string
+	DevSecret   string
+}
+
+// Database is a parsed DatabaseURL.
+type Database struct {
+	Driver string // "sqlite" or "postgres"
+	// DSN is the SQLite file path or the PostgreSQL URL.
+	DSN string
+}
+
+// Env variables that are not settings of their own but are known, so that a
+// typo in any other HITCH_* variable is reported.
+var knownEnv = map[string]bool{
+	"HITCH_MASTER_KEY":        true,
+	"HITCH_DEV_CLIENT_ID":     true,
+	"HITCH_DEV_SECRET":        true,
+	"HITCH_TEST_DATABASE_URL": true, // read by the test suite, not by the binary
+}
+
+// FlagSet registers the configuration flags on fs, defaulting each from the
+// environment. Call Finish after fs.Parse.
+type FlagSet struct {
+	cfg    *Config
+	getenv func(string) string
+	fs     *flag.FlagSet
+	// envOf maps a flag name to its environment variable.
+	envOf map[string]string
+	err   error
+}
+
+// NewFlagSet creates a flag set named name holding every configuration flag.
+func NewFlagSet(name string, getenv func(string) string) *FlagSet {
+	f := &FlagSet{
+		cfg:    &Config{},
+		getenv: getenv,
+		fs:     flag.NewFlagSet(name, flag.ContinueOnError),
+		envOf:  map[string]string{},
+	}
+	f.fs.SetOutput(io.Discard)
+	c := f.cfg
+	f.str(&c.Addr, "addr", "HITCH_ADDR", "127.0.0.1:8080", "listen address")
+	f.str(&c.Env, "env", "HITCH_ENV", Development, "environment: development or production")
+	f.str(&c.DataDir, "data-dir", "HITCH_DATA_DIR", "./data", "directory for the SQLite database and the development master key")
+	f.str(&c.DatabaseURL, "database-url", "HITCH_DATABASE_URL", "", "sqlite:PATH or postgres://… (default sqlite:<data-dir>/hitch.db)")
+	f.str(&c.LogFormat, "log-format", "HITCH_LOG_FORMAT", "text", "log format: text or json")
+	f.str(&c.LogLevel, "log-level", "HITCH_LOG_LEVEL", "info", "log level: debug, info, warn or error")
+	f.str(&c.PublicURL, "public-url", "HITCH_PUBLIC_URL", "", "externally reachable base URL (default http://<addr>)")
+	f.float(&c.RateLimit, "rate-limit", "HITCH_RATE_LIMIT", 100, "requests per second per client and node; 0 turns it off")
+	f.integer(&c.RateBurst, "rate-burst", "HITCH_RATE_BURST", 200, "burst above --rate-limit")
+	f.duration(&c.ShutdownTimeout, "shutdown-timeout", "HITCH_SHUTDOWN_TIMEOUT", 15*time.Second, "time in-flight requests get to finish on shutdown")
+	f.duration(&c.SecretGrace, "secret-grace", "HITCH_SECRET_GRACE", 24*time.Hour, "how long a rotated-out client secret keeps working")
+	c.MasterKey = getenv("HITCH_MASTER_KEY")
+	c.DevClientID = getenv("HITCH_DEV_CLIENT_ID")
+	c.DevSecret = getenv("HITCH_DEV_SECRET")
+	return f
+}
+
+// Flags is the underlying flag set, for commands to add their own flags.
+func (f *FlagSet) Flags() *flag.FlagSet { return f.fs }
+
+// Usage writes the flags and their defaults to w.
+func (f *FlagSet) Usage(w io.Writer) {
+	f.fs.SetOutput(w)
+	f.fs.PrintDefaults()
+	f.fs.SetOutput(io.Discard)
+}
+
+func (f *FlagSet) str(p *string, name, env, def, usage string) {
+	f.envOf[name] = env
+	if v := f.getenv(env); v != "" {
+		def = v
+	}
+	f.fs.StringVar(p, name, def, usage+" ("+env+")")
+}
+
+func (f *FlagSet) float(p *float64, name, env string, def float64, usage string) {
+	f.envOf[name] = env
+	if v := f.getenv(env); v != "" {
+		n, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			f.fail(fmt.Errorf("invalid %s %q: not a number", env, v))
+		}
+		def = n
+	}
+	f.fs.Float64Var(p, name, def, usage+" ("+env+")")
+}
+
+func (f *FlagSet) integer(p *int, name, env string, def int, usage string) {
+	f.envOf[name] = env
+	if v := f.getenv(env); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			f.fail(fmt.Errorf("invalid %s %q: not an integer", env, v))
+		}
+		def = n
+	}
+	f.fs.IntVar(p, name, def, usage+" ("+env+")")
+}
+
+func (f *FlagSet) duration(p *time.Duration, name, env string, def time.Duration, usage string) {
+	f.envOf[name] = env
+	if v := f.getenv(env); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			f.fail(fmt.Errorf("invalid %s %q: not a duration such as 30s or 24h", env, v))
+		}
+		def = d
+	}
+	f.fs.DurationVar(p, name, def, usage+" ("+env+")")
+}
+
+func (f *FlagSet) fail(err error) {
+	if f.err == nil {
+		f.err = err
+	}
+}
+
+// Parse parses args and returns the validated Config. environ is the
+// process environment (KEY=VALUE), checked for unknown HITCH_* variables.
+func (f *FlagSet) Parse(args []string, environ []string) (*Config, error) {
+	if err := f.fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, err
+		}
+		return nil, errors.New(strings.TrimPrefix(err.Error(), "flag provided but not defined: ") + ": unknown flag")
+	}
+	if f.fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q", f.fs.Arg(0))
+	}
+	if f.err != nil {
+		return nil, f.err
+	}
+	if err := f.checkEnv(environ); err != nil {
+		return nil, err
+	}
+	if err := f.cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return f.cfg, nil
+}
+
+func (f *FlagSet) checkEnv(environ []string) error {
+	known := map[string]bool{}
+	for k := range knownEnv {
+		known[k] = true
+	}
+	for _, env := range f.envOf {
+		known[env] = true
+	}
+	var unknown []string
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(name, "HITCH_") && !known[name] {
+			unknown = append(unknown, name)
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		return fmt.Errorf("unknown setting %s in the environment", unknown[0])
+	}
+	return nil
+}
+
+// Validate checks every setting and fills in derived defaults. Its errors
+// are one line naming the setting.
+func (c *Config) Validate() error {
+	if c.Env != Development && c.Env != Production {
+		return fmt.Errorf("invalid --env %q (HITCH_ENV): must be development or production", c.Env)
+	}
+	host, port, err := net.SplitHostPort(c.Addr)
+	if err != nil {
+		return fmt.Errorf("invalid --addr %q (HITCH_ADDR): want host:port", c.Addr)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return fmt.Errorf("invalid --addr %q (HITCH_ADDR): bad port", c.Addr)
+	}
+	if c.DataDir == "" {
+		return errors.New("invalid --data-dir (HITCH_DATA_DIR): must not be empty")
+	}
+	if _, err := c.Database(); err != nil {
+		return err
+	}
+	switch c.LogFormat {
+	case "text", "json":
+	default:
+		return fmt.Errorf("invalid --log-format %q (HITCH_LOG_FORMAT): must be text or json", c.LogFormat)
+	}
+	switch c.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		return fmt.Errorf("invalid --log-level %q (HITCH_LOG_LEVEL): must be debug, info, warn or error", c.LogLevel)
+	}
+	if c.PublicURL == "" {
+		if host == "" {
+			host = "127.0.0.1"
+		}
+		c.PublicURL = "http://" + net.JoinHostPort(host, port)
+	}
+	u, err := url.Parse(c.PublicURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("invalid --public-url %q (HITCH_PUBLIC_URL): want an http(s) URL", c.PublicURL)
+	}
+	c.PublicURL = strings.TrimRight(c.PublicURL, "/")
+	if c.RateLimit < 0 {
+		return fmt.Errorf("invalid --rate-limit %v (HITCH_RATE_LIMIT): must be 0 or more", c.RateLimit)
+	}
+	if c.RateBurst < 1 {
+		return fmt.Errorf("invalid --rate-burst %d (HITCH_RATE_BURST): must be at least 1", c.RateBurst)
+	}
+	if c.ShutdownTimeout <= 0 {
+		return fmt.Errorf("invalid --shutdown-timeout %v (HITCH_SHUTDOWN_TIMEOUT): must be positive", c.ShutdownTimeout)
+	}
+	if c.SecretGrace < 0 {
+		return fmt.Errorf("invalid --secret-grace %v (HITCH_SECRET_GRACE): must not be negative", c.SecretGrace)
+	}
+	if c.Env == Production && c.MasterKey == "" {
+		return errors.New("HITCH_MASTER_KEY is required in production (32 random bytes, base64 or hex)")
+	}
+	if (c.DevClientID == "") != (c.DevSecret == "") {
+		return errors.New("HITCH_DEV_CLIENT_ID and HITCH_DEV_SECRET must be set together")
+	}
+	if c.DevSecret != "" && len(c.DevSecret) < 32 {
+		return errors.New("invalid HITCH_DEV_SECRET: must be at least 32 characters")
+	}
+	return nil
+}
+
+// Database parses DatabaseURL.
+func (c *Config) Database() (Database, error) {
+	raw := c.DatabaseURL
+	switch {
+	case raw == "":
+		return Database{Driver: "sqlite", DSN: filepath.Join(c.DataDir, "hitch.db")}, nil
+	case strings.HasPrefix(raw, "postgres://"), strings.HasPrefix(raw, "postgresql://"):
+		if _, err := url.Parse(raw); err != nil {
+			return Database{}, errors.New("invalid --database-url (HITCH_DATABASE_URL): not a URL")
+		}
+		return Database{Driver: "postgres", DSN: raw}, nil
+	case strings.HasPrefix(raw, "sqlite:"):
+		path := strings.TrimPrefix(strings.TrimPrefix(raw, "sqlite:"), "//")
+		if path == "" {
+			return Database{}, errors.New("invalid --database-url (HITCH_DATABASE_URL): sqlite: needs a path")
+		}
+		return Database{Driver: "sqlite", DSN: path}, nil
+	case strings.Contains(raw, "://"):
+		scheme, _, _ := strings.Cut(raw, "://")
+		return Database{}, fmt.Errorf("invalid --database-url (HITCH_DATABASE_URL): unsupported scheme %q; use sqlite:PATH or postgres://", scheme)
+	default:
+		return Database{Driver: "sqlite", DSN: raw}, nil
+	}
+}

@@ -1,0 +1,287 @@
+// Package developer manages developer accounts (tenants): their client_id,
+// their API secrets and the authentication of API requests.
+//
+// A secret is shown once, when it is created. Hitch keeps its SHA-256 hash to
+// authenticate requests and a copy sealed under the master key, because
+// webhook signatures are keyed with it.
+package developer
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"regexp"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/hitchdev/hitch/internal/seal"
+	"github.com/hitchdev/hitch/internal/store"
+)
+
+// ErrInvalidCredentials is returned for an unknown client, a wrong or
+// expired secret, or a client of the other environment.
+var ErrInvalidCredentials = errors.New("developer: invalid client_id or secret")
+
+// ErrNotFound is returned for an unknown client_id.
+var ErrNotFound = errors.New("developer: client not found")
+
+// SecretPrefix starts every generated secret, so that secret scanners can
+// recognise a leaked one.
+const SecretPrefix = "hsk_"
+
+// authCacheTTL bounds how long a verified credential is trusted without a
+// database read; a rotated-out or deleted secret stops working within it.
+const authCacheTTL = 30 * time.Second
+
+var clientIDPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{8,64}$`)
+
+// Credentials are a client's id and secret, as shown to its owner once.
+type Credentials struct {
+	ClientID    string `json:"client_id"`
+	Secret      string `json:"secret"`
+	Environment string `json:"environment"`
+}
+
+// Service creates clients, rotates their secrets and authenticates requests.
+type Service struct {
+	store store.Store
+	box   *seal.Box
+	now   func() time.Time
+
+	mu    sync.Mutex
+	cache map[[sha256.Size]byte]cacheEntry
+}
+
+type cacheEntry struct {
+	client  *store.Client
+	expires time.Time
+}
+
+// NewService returns a Service. now is the clock (time.Now in production).
+func NewService(st store.Store, box *seal.Box, now func() time.Time) *Service {
+	return &Service{store: st, box: box, now: now, cache: map[[sha256.Size]byte]cacheEntry{}}
+}
+
+// CreateParams describe a new client. ID and Secret are generated when empty.
+type CreateParams struct {
+	Name        string
+	Environment string
+	ID          string
+	Secret      string
+}
+
+// Create makes a client and its first secret in one transaction.
+func (s *Service) Create(ctx context.Context, p CreateParams) (*Credentials, error) {
+	if p.Name == "" {
+		return nil, errors.New("developer: name is required")
+	}
+	if p.Environment != "development" && p.Environment != "production" {
+		return nil, fmt.Errorf("developer: environment must be development or production, not %q", p.Environment)
+	}
+	if p.ID == "" {
+		p.ID = uuid.NewString()
+	} else if !clientIDPattern.MatchString(p.ID) {
+		return nil, errors.New("developer: client_id must be 8 to 64 letters, digits, '-' or '_'")
+	}
+	if p.Secret == "" {
+		p.Secret = NewSecret()
+	} else if len(p.Secret) < 32 {
+		return nil, errors.New("developer: secret must be at least 32 characters")
+	}
+	now := s.now().UTC()
+	err := s.store.InTx(ctx, func(ex store.Executor) error {
+		if _, err := ex.ClientInsert(ctx, &store.ClientInsertParams{ID: p.ID, Name: p.Name, Environment: p.Environment, CreatedAt: now}); err != nil {
+			return err
+		}
+		return s.insertSecret(ctx, ex, p.ID, p.Secret, now)
+	})
+	if err != nil {
+		if errors.Is(err, store.ErrConflict) {
+			return nil, fmt.Errorf("developer: client %s already exists", p.ID)
+		}
+		return nil, err
+	}
+	return &Credentials{ClientID: p.ID, Secret: p.Secret, Environment: p.Environment}, nil
+}
+
+// RotateSecret issues a new secret. The previous ones keep working for grace
+// (0 ends them at once).
+func (s *Service) RotateSecret(ctx context.Context, clientID string, grace time.Duration) (*Credentials, error) {
+	secret := NewSecret()
+	now := s.now().UTC()
+	var client *store.Client
+	err := s.store.InTx(ctx, func(ex store.Executor) error {
+		var err error
+		if client, err = ex.ClientGetByID(ctx, clientID); err != nil {
+			return err
+		}
+		if err := ex.ClientSecretExpireCurrent(ctx, clientID, now.Add(grace)); err != nil {
+			return err
+		}
+		return s.insertSecret(ctx, ex, clientID, secret, now)
+	})
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &Credentials{ClientID: clientID, Secret: secret, Environment: client.Environment}, nil
+}
+
+func (s *Service) insertSecret(ctx context.Context, ex store.Executor, clientID, secret string, now time.Time) error {
+	hash := sha256.Sum256([]byte(secret))
+	return ex.ClientSecretInsert(ctx, &store.ClientSecretInsertParams{
+		ID:        uuid.NewString(),
+		ClientID:  clientID,
+		Hash:      hash[:],
+		Sealed:    s.box.Seal([]byte(secret), sealPurpose(clientID)),
+		CreatedAt: now,
+	})
+}
+
+func sealPurpose(clientID string) string { return "client_secret:" + clientID }
+
+// CurrentSecret returns the newest live secret of a client in plain text,
+// for keying webhook signatures.
+func (s *Service) CurrentSecret(ctx context.Context, clientID string) (string, error) {
+	secrets, err := s.store.ClientSecretListLive(ctx, clientID, s.now())
+	if err != nil {
+		return "", err
+	}
+	if len(secrets) == 0 {
+		return "", ErrNotFound
+	}
+	b, err := s.box.Open(secrets[0].Sealed, sealPurpose(clientID))
+	if err != nil {
+		return "", fmt.Errorf("developer: open secret: %w", err)
+	}
+	return string(b), nil
+}
+
+// List returns every client.
+func (s *Service) List(ctx context.Context) ([]*store.Client, error) {
+	return s.store.ClientList(ctx)
+}
+
+// Count returns the number of clients.
+func (s *Service) Count(ctx context.Context) (int, error) {
+	return s.store.ClientCount(ctx)
+}
+
+// Get returns a client.
+func (s *Service) Get(ctx context.Context, clientID string) (*store.Client, error) {
+	c, err := s.store.ClientGetByID(ctx, clientID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, ErrNotFound
+	}
+	return c, err
+}
+
+// Authenticate checks a client_id and secret for the given environment.
+// Verified pairs are cached for at most authCacheTTL (and never past the
+// secret's own expiry), so most requests cost no database read.
+func (s *Service) Authenticate(ctx context.Context, environment, clientID, secret string) (*store.Client, error) {
+	if clientID == "" || secret == "" || len(clientID) > 64 || len(secret) > 256 {
+		return nil, ErrInvalidCredentials
+	}
+	key := cacheKey(clientID, secret)
+	now := s.now()
+	s.mu.Lock()
+	entry, ok := s.cache[key]
+	s.mu.Unlock()
+	if ok && now.Before(entry.expires) {
+		if entry.client.Environment != environment {
+			return nil, ErrInvalidCredentials
+		}
+		return entry.client, nil
+	}
+
+	client, expires, err := s.verify(ctx, clientID, secret, now)
+	if err != nil {
+		return nil, err
+	}
+	s.remember(key, cacheEntry{client: client, expires: expires}, now)
+	if client.Environment != environment {
+		return nil, ErrInvalidCredentials
+	}
+	return client, nil
+}
+
+// verify checks the secret against every live secret of the client in
+// constant time and returns when the match stops being valid.
+func (s *Service) verify(ctx context.Context, clientID, secret string, now time.Time) (*store.Client, time.Time, error) {
+	hash := sha256.Sum256([]byte(secret))
+	secrets, err := s.store.ClientSecretListLive(ctx, clientID, now)
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	var match *store.ClientSecret
+	for _, cs := range secrets {
+		if subtle.ConstantTimeCompare(cs.Hash, hash[:]) == 1 {
+			match = cs
+		}
+	}
+	if match == nil {
+		return nil, time.Time{}, ErrInvalidCredentials
+	}
+	client, err := s.store.ClientGetByID(ctx, clientID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, time.Time{}, ErrInvalidCredentials
+	}
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	expires := now.Add(authCacheTTL)
+	if match.ExpiresAt != nil && match.ExpiresAt.Before(expires) {
+		expires = *match.ExpiresAt
+	}
+	return client, expires, nil
+}
+
+// maxCacheEntries bounds the cache; past it, expired entries are dropped and,
+// if that is not enough, the cache starts over.
+const maxCacheEntries = 10_000
+
+func (s *Service) remember(key [sha256.Size]byte, e cacheEntry, now time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.cache) >= maxCacheEntries {
+		for k, v := range s.cache {
+			if !now.Before(v.expires) {
+				delete(s.cache, k)
+			}
+		}
+		if len(s.cache) >= maxCacheEntries {
+			clear(s.cache)
+		}
+	}
+	s.cache[key] = e
+}
+
+// cacheKey hashes the pair so that plain secrets are not kept in memory
+// longer than the request.
+func cacheKey(clientID, secret string) [sha256.Size]byte {
+	h := sha256.New()
+	h.Write([]byte(clientID))
+	h.Write([]byte{0})
+	h.Write([]byte(secret))
+	var k [sha256.Size]byte
+	h.Sum(k[:0])
+	return k
+}
+
+// NewSecret returns a new secret: the prefix and 32 random bytes, base64url.
+func NewSecret() string {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		panic("developer: crypto/rand failed: " + err.Error())
+	}
+	return SecretPrefix + base64.RawURLEncoding.EncodeToString(b)
+}

@@ -1,0 +1,110 @@
+// Package event records what happens to a developer's users as append-only
+// events, each with the envelope that webhooks deliver. Record runs inside
+// the caller's database transaction, so an event exists if and only if the
+// change that caused it committed.
+package event
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/hitchdev/hitch/internal/store"
+)
+
+// Event types of SPEC.md.
+const (
+	Authenticated                = "AUTHENTICATED"
+	CardUpdated                  = "CARD_UPDATED"
+	CardFailed                   = "CARD_FAILED"
+	NewTransactionsAvailable     = "NEW_TRANSACTIONS_AVAILABLE"
+	UpdatedTransactionsAvailable = "UPDATED_TRANSACTIONS_AVAILABLE"
+	AccountLoginRequired         = "ACCOUNT_LOGIN_REQUIRED"
+	NewDetectedAccountsAvailable = "NEW_DETECTED_ACCOUNTS_AVAILABLE"
+)
+
+// Merchant is the merchant reference of an envelope.
+type Merchant struct {
+	ID   int64  `json:"id"`
+	Name string `json:"name"`
+	Logo string `json:"logo,omitempty"`
+}
+
+// Ref names a resource that an event is about.
+type Ref struct {
+	ID string `json:"id"`
+}
+
+// Envelope is the webhook payload of an event.
+type Envelope struct {
+	// ID is stable across delivery attempts; receivers deduplicate on it.
+	ID string `json:"id"`
+	// Event is the event type.
+	Event string `json:"event"`
+	// Sequence increases by one per developer and external_user_id.
+	Sequence       int64          `json:"sequence"`
+	SessionID      *string        `json:"session_id,omitempty"`
+	TaskID         *int64         `json:"task_id,omitempty"`
+	ExternalUserID string         `json:"external_user_id,omitempty"`
+	Merchant       *Merchant      `json:"merchant,omitempty"`
+	Data           map[string]any `json:"data"`
+	Updated        []Ref          `json:"updated,omitempty"`
+	// Timestamp is Unix milliseconds.
+	Timestamp int64 `json:"timestamp"`
+}
+
+// Params describe an event to record.
+type Params struct {
+	ClientID string
+	// User is the end user the event is about (nil for client-wide events).
+	User      *store.User
+	Type      string
+	SessionID *string
+	TaskID    *int64
+	Merchant  *Merchant
+	// Data is the event-specific data; Metadata, when set, is echoed in it
+	// as data.metadata.
+	Data     map[string]any
+	Metadata map[string]string
+	Updated  []Ref
+	At       time.Time
+}
+
+// Record appends an event in the transaction ex and returns it.
+func Record(ctx context.Context, ex store.Executor, p Params) (*store.Event, error) {
+	env := Envelope{
+		ID:        uuid.NewString(),
+		Event:     p.Type,
+		SessionID: p.SessionID,
+		TaskID:    p.TaskID,
+		Merchant:  p.Merchant,
+		Data:      map[string]any{},
+		Updated:   p.Updated,
+		Timestamp: p.At.UnixMilli(),
+	}
+	for k, v := range p.Data {
+		env.Data[k] = v
+	}
+	if p.Metadata != nil {
+		env.Data["metadata"] = p.Metadata
+	}
+	params := &store.EventInsertParams{ID: env.ID, ClientID: p.ClientID, Type: p.Type, CreatedAt: p.At}
+	if p.User != nil {
+		seq, err := ex.UserNextEventSequence(ctx, p.ClientID, p.User.ID)
+		if err != nil {
+			return nil, fmt.Errorf("event: record: %w", err)
+		}
+		env.Sequence = seq
+		env.ExternalUserID = p.User.ExternalUserID
+		params.UserID, params.ExternalUserID, params.Sequence = &p.User.ID, &p.User.ExternalUserID, seq
+	}
+	payload, err := json.Marshal(env)
+	if err != nil {
+		return nil, fmt.Errorf("event: record: %w", err)
+	}
+	params.Payload = payload
+	return ex.EventInsert(ctx, params)
+}

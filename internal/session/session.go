@@ -1,0 +1,190 @@
+// Package session issues the short-lived session values that a developer
+// hands to the client-side SDK. A session value is a bearer secret for the
+// hosted flow: Hitch stores only its SHA-256 hash and never logs it.
+package session
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/hitchdev/hitch/internal/merchant"
+	"github.com/hitchdev/hitch/internal/seal"
+	"github.com/hitchdev/hitch/internal/store"
+)
+
+// Session types (SDK products).
+const (
+	TypeCardSwitcher    = "card_switcher"
+	TypeTransactionLink = "transaction_link"
+	TypeLink            = "link"
+	TypeVault           = "vault"
+)
+
+// Types lists every session type.
+var Types = []string{TypeCardSwitcher, TypeTransactionLink, TypeLink, TypeVault}
+
+const (
+	// Lifetime is how long a session lives, and how much an extension adds.
+	Lifetime = 30 * time.Minute
+	// MaxLifetime caps how long extensions can keep one session alive.
+	MaxLifetime = 24 * time.Hour
+	// ValuePrefix starts every session value.
+	ValuePrefix = "sess_"
+)
+
+var (
+	// ErrNotFound: no session has this value for this developer.
+	ErrNotFound = errors.New("session: not found")
+	// ErrExpired: the session is past its expiry.
+	ErrExpired = errors.New("session: expired")
+	// ErrMaxLifetime: extending would keep the session past MaxLifetime.
+	ErrMaxLifetime = errors.New("session: maximum lifetime reached")
+	// ErrUnknownMerchant: merchant_id is not in the catalog.
+	ErrUnknownMerchant = errors.New("session: unknown merchant")
+	// ErrMerchantUnsupported: the merchant does not support the product.
+	ErrMerchantUnsupported = errors.New("session: merchant does not support this product")
+)
+
+// Service creates and extends sessions.
+type Service struct {
+	store   store.Store
+	box     *seal.Box
+	catalog *merchant.Catalog
+	now     func() time.Time
+}
+
+// NewService returns a Service.
+func NewService(st store.Store, box *seal.Box, catalog *merchant.Catalog, now func() time.Time) *Service {
+	return &Service{store: st, box: box, catalog: catalog, now: now}
+}
+
+// CreateParams are a validated session request.
+type CreateParams struct {
+	ClientID       string
+	Type           string
+	ExternalUserID string
+	CardID         *string
+	MerchantID     *int64
+	Email          *string
+	PhoneNumber    *string
+	ProcessorToken *string
+	Metadata       map[string]string
+}
+
+// Issued is a session as returned to the developer: the value is shown only
+// here.
+type Issued struct {
+	Value     string
+	ID        string
+	ExpiresAt time.Time
+}
+
+// Create issues a session for the user, creating the user on first sight.
+func (s *Service) Create(ctx context.Context, p CreateParams) (*Issued, error) {
+	if p.MerchantID != nil {
+		m, ok := s.catalog.Get(*p.MerchantID)
+		if !ok {
+			return nil, ErrUnknownMerchant
+		}
+		if !m.Supports(p.Type) {
+			return nil, ErrMerchantUnsupported
+		}
+	}
+	var metadata json.RawMessage
+	if p.Metadata != nil {
+		var err error
+		if metadata, err = json.Marshal(p.Metadata); err != nil {
+			return nil, fmt.Errorf("session: create: %w", err)
+		}
+	}
+	value, hash := newValue()
+	now := s.now().UTC()
+	params := &store.SessionInsertParams{
+		ID:          uuid.NewString(),
+		ClientID:    p.ClientID,
+		Type:        p.Type,
+		TokenHash:   hash,
+		CardID:      p.CardID,
+		MerchantID:  p.MerchantID,
+		Email:       p.Email,
+		PhoneNumber: p.PhoneNumber,
+		Metadata:    metadata,
+		CreatedAt:   now,
+		ExpiresAt:   now.Add(Lifetime),
+	}
+	if p.ProcessorToken != nil {
+		// An aggregator token is a credential: sealed like a secret.
+		params.ProcessorTokenSealed = s.box.Seal([]byte(*p.ProcessorToken), "processor_token:"+params.ID)
+	}
+	err := s.store.InTx(ctx, func(ex store.Executor) error {
+		user, err := ex.UserGetOrCreate(ctx, &store.UserGetOrCreateParams{
+			ID: uuid.NewString(), ClientID: p.ClientID, ExternalUserID: p.ExternalUserID, CreatedAt: now})
+		if err != nil {
+			return err
+		}
+		params.UserID = user.ID
+		_, err = ex.SessionInsert(ctx, params)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("session: create: %w", err)
+	}
+	return &Issued{Value: value, ID: params.ID, ExpiresAt: params.ExpiresAt}, nil
+}
+
+// Extend gives a live session another Lifetime from now.
+func (s *Service) Extend(ctx context.Context, clientID, value string) (*Issued, error) {
+	hash, ok := HashValue(value)
+	if !ok {
+		return nil, ErrNotFound
+	}
+	sess, err := s.store.SessionGetByTokenHash(ctx, clientID, hash)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("session: extend: %w", err)
+	}
+	now := s.now().UTC()
+	if !now.Before(sess.ExpiresAt) {
+		return nil, ErrExpired
+	}
+	expires := now.Add(Lifetime)
+	if expires.Sub(sess.CreatedAt) > MaxLifetime {
+		return nil, ErrMaxLifetime
+	}
+	if _, err := s.store.SessionUpdateExpiry(ctx, &store.SessionUpdateExpiryParams{ClientID: clientID, ID: sess.ID, ExpiresAt: expires}); err != nil {
+		return nil, fmt.Errorf("session: extend: %w", err)
+	}
+	return &Issued{Value: value, ID: sess.ID, ExpiresAt: expires}, nil
+}
+
+// newValue returns a session value (256 random bits) and its hash.
+func newValue() (string, []byte) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		panic("session: crypto/rand failed: " + err.Error())
+	}
+	value := ValuePrefix + base64.RawURLEncoding.EncodeToString(b)
+	hash := sha256.Sum256([]byte(value))
+	return value, hash[:]
+}
+
+// HashValue returns the stored hash of a session value, or false when the
+// value is not of the session form.
+func HashValue(value string) ([]byte, bool) {
+	if !strings.HasPrefix(value, ValuePrefix) || len(value) != len(ValuePrefix)+43 {
+		return nil, false
+	}
+	hash := sha256.Sum256([]byte(value))
+	return hash[:], true
+}

@@ -46,8 +46,8 @@ var unknownField = regexp.MustCompile(`^json: unknown field "(.*)"$`)
 
 func decodeError(err error) error {
 	var (
-		syntax    *json.SyntaxError
-		typ       *json.UnmarshalTypeError
+		syntax   *json.SyntaxError
+		typ      *json.UnmarshalTypeError
 		tooLarge *http.MaxBytesError
 	)
 	switch {

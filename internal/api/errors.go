@@ -58,7 +58,9 @@ type Error struct {
 	Header http.Header
 }
 
-func (e *Error) Error() string { return fmt.Sprintf("%d %s/%s: %s", e.Status, e.Type, e.Code, e.Message) }
+func (e *Error) Error() string {
+	return fmt.Sprintf("%d %s/%s: %s", e.Status, e.Type, e.Code, e.Message)
+}
 
 // errorBody is the wire error body.
 type errorBody struct {

@@ -1,0 +1,248 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hitchdev/hitch/internal/store/storetest"
+)
+
+// cli runs the command in-process with the given environment.
+func cli(t *testing.T, env []string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code = run(context.Background(), args, env, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+// databases returns the environments to run the CLI against: a fresh SQLite
+// data dir, and a fresh PostgreSQL schema when configured.
+func databases(t *testing.T) map[string][]string {
+	t.Helper()
+	dbs := map[string][]string{"sqlite": {"HITCH_DATA_DIR=" + t.TempDir()}}
+	for _, b := range storetest.Backends(t) {
+		if b.Name == "postgres" {
+			schema := storetest.NewSchema(t, storetest.PostgresURL())
+			dbs["postgres"] = []string{"HITCH_DATA_DIR=" + t.TempDir(), "HITCH_DATABASE_URL=" + withSearchPath(storetest.PostgresURL(), schema)}
+		}
+	}
+	return dbs
+}
+
+func withSearchPath(url, schema string) string {
+	sep := "?"
+	if strings.Contains(url, "?") {
+		sep = "&"
+	}
+	return url + sep + "search_path=" + schema
+}
+
+func TestConfigErrorsAreOneLineNamingTheSetting(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cases := []struct {
+		env     []string
+		args    []string
+		setting string
+	}{
+		{nil, []string{"--env", "staging"}, "--env"},
+		{[]string{"HITCH_ENV=staging"}, nil, "HITCH_ENV"},
+		{nil, []string{"--addr", "nope"}, "--addr"},
+		{nil, []string{"--log-format", "xml"}, "--log-format"},
+		{nil, []string{"--database-url", "mysql://x"}, "--database-url"},
+		{nil, []string{"--bogus"}, "-bogus"},
+		{[]string{"HITCH_DATABSE_URL=x"}, nil, "HITCH_DATABSE_URL"},
+		{[]string{"HITCH_RATE_LIMIT=fast"}, nil, "HITCH_RATE_LIMIT"},
+		{nil, []string{"--env", "production"}, "HITCH_MASTER_KEY"},
+		{[]string{"HITCH_DEV_CLIENT_ID=abcdefgh"}, nil, "HITCH_DEV_SECRET"},
+	}
+	for _, tc := range cases {
+		env := append([]string{"HITCH_DATA_DIR=" + dir}, tc.env...)
+		code, _, stderr := cli(t, env, tc.args...)
+		if code != 2 {
+			t.Errorf("%v %v: exit %d, want 2", tc.env, tc.args, code)
+		}
+		if strings.Count(strings.TrimSpace(stderr), "\n") != 0 || !strings.Contains(stderr, tc.setting) {
+			t.Errorf("%v %v: stderr %q should be one line naming %s", tc.env, tc.args, stderr, tc.setting)
+		}
+	}
+	if code, _, stderr := cli(t, nil, "frobnicate"); code != 2 || !strings.Contains(stderr, "unknown command") {
+		t.Errorf("unknown command: %d %q", code, stderr)
+	}
+}
+
+func TestClientsCommands(t *testing.T) {
+	t.Parallel()
+	for name, env := range databases(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			code, out, stderr := cli(t, env, "clients", "create", "--name", "Acme", "--json")
+			if code != 0 {
+				t.Fatalf("create: %d %s", code, stderr)
+			}
+			if !regexp.MustCompile(`^\{"client_id": "[^"]+", "secret": "hsk_[^"]+", "environment": "development"\}\n$`).MatchString(out) {
+				t.Fatalf("create --json printed %q", out)
+			}
+			var creds struct {
+				ClientID string `json:"client_id"`
+				Secret   string `json:"secret"`
+			}
+			if err := json.Unmarshal([]byte(out), &creds); err != nil {
+				t.Fatal(err)
+			}
+			// A production client needs the production master key.
+			if code, _, stderr := cli(t, env, "clients", "create", "--name", "Prod", "--env", "production"); code != 2 || !strings.Contains(stderr, "HITCH_MASTER_KEY") {
+				t.Fatalf("create production without a master key: %d %q", code, stderr)
+			}
+			prodEnv := append([]string{"HITCH_MASTER_KEY=" + strings.Repeat("ab", 32)}, env...)
+			code, out, _ = cli(t, prodEnv, "clients", "create", "--name", "Prod", "--env", "production", "--json")
+			if code != 0 || !strings.Contains(out, `"environment": "production"`) {
+				t.Fatalf("create production: %d %q", code, out)
+			}
+			code, out, _ = cli(t, env, "clients", "list")
+			if code != 0 || !strings.Contains(out, creds.ClientID) || !strings.Contains(out, "Acme") || strings.Contains(out, creds.Secret) {
+				t.Fatalf("list: %d %q", code, out)
+			}
+			code, out, stderr = cli(t, env, "clients", "rotate-secret", "--client-id", creds.ClientID, "--json")
+			if code != 0 || strings.Contains(out, creds.Secret) || !strings.Contains(out, creds.ClientID) {
+				t.Fatalf("rotate-secret: %d %q %q", code, out, stderr)
+			}
+			if code, _, stderr := cli(t, env, "clients", "rotate-secret", "--client-id", "nope-nope"); code != 1 || !strings.Contains(stderr, "no client") {
+				t.Fatalf("rotate unknown: %d %q", code, stderr)
+			}
+			if code, _, stderr := cli(t, env, "clients", "create"); code != 1 || !strings.Contains(stderr, "--name") {
+				t.Fatalf("create without name: %d %q", code, stderr)
+			}
+			if code, out, _ := cli(t, env, "migrate"); code != 0 || !strings.Contains(out, "migration 0001") {
+				t.Fatalf("migrate: %d %q", code, out)
+			}
+		})
+	}
+}
+
+// TestServe runs the real serve command: it prints development credentials
+// once, answers with them, and shuts down cleanly on cancel.
+func TestServe(t *testing.T) {
+	t.Parallel()
+	for name, env := range databases(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			logs := &lockedBuffer{}
+			done := make(chan int, 1)
+			go func() { done <- run(ctx, []string{"--addr", "127.0.0.1:0", "--log-format", "json"}, env, logs, logs) }()
+
+			addr := waitFor(t, logs, regexp.MustCompile(`"addr":"([^"]+)"`))
+			base := "http://" + addr
+			clientID := waitFor(t, logs, regexp.MustCompile(`client_id: (\S+)`))
+			secret := waitFor(t, logs, regexp.MustCompile(`secret:\s+(hsk_\S+)`))
+			if strings.Count(logs.String(), secret) != 2 { // the credential lines and the curl hint
+				t.Fatalf("secret printed %d times", strings.Count(logs.String(), secret))
+			}
+
+			req, _ := http.NewRequest("GET", base+"/jwe/key", nil)
+			req.SetBasicAuth(clientID, secret)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != 200 {
+				t.Fatalf("jwe key with the printed credentials: %d", resp.StatusCode)
+			}
+			cancel()
+			select {
+			case code := <-done:
+				if code != 0 {
+					t.Fatalf("serve exited %d: %s", code, logs)
+				}
+			case <-time.After(20 * time.Second):
+				t.Fatal("serve did not stop")
+			}
+			if !strings.Contains(logs.String(), `"msg":"stopped"`) {
+				t.Fatalf("no clean stop in logs: %s", logs)
+			}
+
+			// A second start on the same database prints no new credentials.
+			ctx2, cancel2 := context.WithCancel(context.Background())
+			logs2 := &lockedBuffer{}
+			go func() { done <- run(ctx2, []string{"--addr", "127.0.0.1:0"}, env, logs2, logs2) }()
+			waitFor(t, logs2, regexp.MustCompile(`addr=(\S+)`))
+			cancel2()
+			<-done
+			if strings.Contains(logs2.String(), "secret:") {
+				t.Fatalf("second start printed credentials again: %s", logs2)
+			}
+		})
+	}
+}
+
+func TestServeFixedDevCredentials(t *testing.T) {
+	t.Parallel()
+	secret := strings.Repeat("k", 40)
+	env := []string{"HITCH_DATA_DIR=" + t.TempDir(), "HITCH_DEV_CLIENT_ID=fixed_client_01", "HITCH_DEV_SECRET=" + secret}
+	ctx, cancel := context.WithCancel(context.Background())
+	logs := &lockedBuffer{}
+	done := make(chan int, 1)
+	go func() { done <- run(ctx, []string{"--addr", "127.0.0.1:0"}, env, logs, logs) }()
+	addr := waitFor(t, logs, regexp.MustCompile(`addr=(\S+)`))
+	req, _ := http.NewRequest("GET", "http://"+addr+"/jwe/key", nil)
+	req.SetBasicAuth("fixed_client_01", secret)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	cancel()
+	<-done
+	if resp.StatusCode != 200 {
+		t.Fatalf("fixed credentials: %d", resp.StatusCode)
+	}
+	if strings.Contains(logs.String(), secret) {
+		t.Fatal("the fixed secret was printed")
+	}
+	if _, err := os.Stat(filepath.Join(strings.TrimPrefix(env[0], "HITCH_DATA_DIR="), "master.key")); err != nil {
+		t.Fatalf("development master key not created: %v", err)
+	}
+}
+
+// waitFor polls buf until re matches and returns its first group.
+func waitFor(t *testing.T, buf *lockedBuffer, re *regexp.Regexp) string {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) {
+		if m := re.FindStringSubmatch(buf.String()); m != nil {
+			return m[1]
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("no %s in output: %s", re, buf)
+	return ""
+}
+
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}

@@ -36,6 +36,7 @@ const (
 	CodeMerchantUnavailable   = "MERCHANT_UNAVAILABLE"
 	CodeNoAccess              = "NO_ACCESS"
 	CodeTransactionNotFound   = "TRANSACTION_NOT_FOUND"
+	CodeNoTransactions        = "NO_TRANSACTIONS"
 	CodeProductNotValid       = "PRODUCT_NOT_VALID"
 	CodeProductNotEnabled     = "PRODUCT_NOT_ENABLED"
 	CodeNotFound              = "NOT_FOUND"

@@ -1,8 +1,10 @@
 package api
 
+import "net/http"
+
 // routes is the whole API on one screen.
 func (s *Server) routes() {
-	m := s.mux
+	m := routeTable{s}
 	// Operations and the contract: no credentials.
 	m.Handle("GET /healthz", s.public(s.healthz))
 	m.Handle("GET /readyz", s.public(s.readyz))
@@ -28,3 +30,15 @@ func (s *Server) routes() {
 		m.Handle("POST /development/accounts/disconnect", s.authed(s.devDisconnectAccount))
 	}
 }
+
+// routeTable registers handlers on the server's mux and remembers the
+// patterns, so that tests can hold them against openapi.yaml.
+type routeTable struct{ s *Server }
+
+func (t routeTable) Handle(pattern string, h http.Handler) {
+	t.s.mux.Handle(pattern, h)
+	t.s.patterns = append(t.s.patterns, pattern)
+}
+
+// Routes lists the "METHOD /path" patterns the server serves.
+func (s *Server) Routes() []string { return append([]string(nil), s.patterns...) }

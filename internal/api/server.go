@@ -40,9 +40,10 @@ type Deps struct {
 // Server is the API's http.Handler.
 type Server struct {
 	Deps
-	mux     *http.ServeMux
-	limiter *limiter
-	handler http.Handler
+	mux      *http.ServeMux
+	patterns []string
+	limiter  *limiter
+	handler  http.Handler
 }
 
 // New builds the server and its routes.

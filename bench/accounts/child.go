@@ -1,0 +1,147 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+)
+
+const (
+	// readyTimeout bounds the wait for a server's first 200.
+	readyTimeout = 30 * time.Second
+	// pollInterval is the pause between readiness probes.
+	pollInterval = 2 * time.Millisecond
+	// stopTimeout is how long a server gets to exit after SIGTERM before
+	// it is killed.
+	stopTimeout = 5 * time.Second
+)
+
+// child is a server process started by the benchmark. Its stdout and stderr
+// go to a log file.
+type child struct {
+	name    string
+	cmd     *exec.Cmd
+	logPath string
+	started time.Time
+	// exited is closed when the process has exited; waitErr is then set.
+	exited   chan struct{}
+	waitErr  error
+	stopOnce sync.Once
+}
+
+// startChild starts argv with env, logging to logPath.
+func startChild(name, logPath string, env []string, argv ...string) (*child, error) {
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return nil, err
+	}
+	defer logFile.Close() // the child holds its own descriptor
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = env
+	cmd.Stdout = logFile
+	cmd.Stderr = logFile
+	killWithParent(cmd)
+
+	c := &child{name: name, cmd: cmd, logPath: logPath, exited: make(chan struct{})}
+	c.started = time.Now()
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start %s: %w", name, err)
+	}
+	go func() {
+		c.waitErr = cmd.Wait()
+		close(c.exited)
+	}()
+	return c, nil
+}
+
+func (c *child) pid() int { return c.cmd.Process.Pid }
+
+// stop asks the process to shut down with SIGTERM, kills it if it has not
+// exited within stopTimeout, and waits for it. It is safe to call twice.
+func (c *child) stop() {
+	c.stopOnce.Do(func() {
+		select {
+		case <-c.exited:
+			return
+		default:
+		}
+		_ = c.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-c.exited:
+		case <-time.After(stopTimeout):
+			_ = c.cmd.Process.Kill()
+			<-c.exited
+		}
+	})
+}
+
+// waitReady polls url every pollInterval until it answers 200 and returns the
+// time from the process start to that answer. It gives up when the process
+// exits, ctx ends or readyTimeout has passed.
+func (c *child) waitReady(ctx context.Context, url string) (time.Duration, error) {
+	client := &http.Client{Timeout: time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	defer client.CloseIdleConnections()
+	deadline := c.started.Add(readyTimeout)
+	const maxPolls = int(readyTimeout / pollInterval)
+	for range maxPolls {
+		if answers200(ctx, client, url) {
+			return time.Since(c.started), nil
+		}
+		if time.Now().After(deadline) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		case <-c.exited:
+			return 0, fmt.Errorf("%s exited before it was ready (%v)%s", c.name, c.waitErr, c.logTail())
+		case <-time.After(pollInterval):
+		}
+	}
+	return 0, fmt.Errorf("%s not ready after %v%s", c.name, readyTimeout, c.logTail())
+}
+
+func answers200(ctx context.Context, client *http.Client, url string) bool {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return false
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return false
+	}
+	resp.Body.Close()
+	return resp.StatusCode == http.StatusOK
+}
+
+// logTail is the end of the process's log, for error messages.
+func (c *child) logTail() string {
+	const max = 2000
+	log, err := os.ReadFile(c.logPath)
+	if err != nil || len(bytes.TrimSpace(log)) == 0 {
+		return ""
+	}
+	if len(log) > max {
+		log = log[len(log)-max:]
+	}
+	return "; its log ends:\n" + string(bytes.TrimSpace(log))
+}
+
+// freeLoopbackAddr picks a free port on 127.0.0.1 for a child to listen on.
+// Another process could take it before the child does; the child would then
+// exit and waitReady say so.
+func freeLoopbackAddr() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer ln.Close()
+	return ln.Addr().String(), nil
+}

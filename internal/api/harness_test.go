@@ -1,0 +1,245 @@
+package api_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hitchdev/hitch"
+	"github.com/hitchdev/hitch/client"
+	"github.com/hitchdev/hitch/internal/account"
+	"github.com/hitchdev/hitch/internal/api"
+	"github.com/hitchdev/hitch/internal/api/apitest"
+	"github.com/hitchdev/hitch/internal/card"
+	"github.com/hitchdev/hitch/internal/developer"
+	"github.com/hitchdev/hitch/internal/merchant"
+	"github.com/hitchdev/hitch/internal/seal"
+	"github.com/hitchdev/hitch/internal/session"
+	"github.com/hitchdev/hitch/internal/store"
+	"github.com/hitchdev/hitch/internal/store/storetest"
+)
+
+// clock is a test clock that only moves when told.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// syncBuffer collects log output written from many goroutines.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// harness is one Hitch API on a real listener over a real store, with the
+// first developer's credentials.
+type harness struct {
+	t          *testing.T
+	url        string
+	env        string
+	store      store.Store
+	clock      *clock
+	logs       *syncBuffer
+	developers *developer.Service
+	server     *api.Server
+	http       *http.Client // validates every response against openapi.yaml
+	api        *client.Client
+	clientID   string
+	secret     string
+}
+
+type harnessOptions struct {
+	env       string
+	rateLimit float64
+	rateBurst int
+}
+
+func newHarness(t *testing.T, st store.Store, opts ...func(*harnessOptions)) *harness {
+	t.Helper()
+	o := harnessOptions{env: "development"}
+	for _, f := range opts {
+		f(&o)
+	}
+	box, err := seal.New(bytes.Repeat([]byte{42}, seal.KeySize))
+	if err != nil {
+		t.Fatal(err)
+	}
+	catalog, err := merchant.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk := &clock{t: time.Now().UTC().Truncate(time.Microsecond)}
+	logs := &syncBuffer{}
+	h := &harness{t: t, env: o.env, store: st, clock: clk, logs: logs}
+	h.developers = developer.NewService(st, box, clk.Now)
+	srv := httptest.NewUnstartedServer(nil)
+	publicURL := "http://" + srv.Listener.Addr().String()
+	h.server = api.New(api.Deps{
+		Env:        o.env,
+		PublicURL:  publicURL,
+		Store:      st,
+		Developers: h.developers,
+		Sessions:   session.NewService(st, box, catalog, clk.Now),
+		Accounts:   account.NewService(st, catalog, publicURL, clk.Now),
+		Keys:       card.NewKeys(st, box, clk.Now),
+		Catalog:    catalog,
+		Logger:     slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		RateLimit:  o.rateLimit,
+		RateBurst:  o.rateBurst,
+		OpenAPI:    hitch.OpenAPI,
+		Now:        clk.Now,
+	})
+	srv.Config.Handler = h.server
+	srv.Start()
+	t.Cleanup(srv.Close)
+	h.url = srv.URL
+	h.http = &http.Client{Transport: apitest.Load(t).Transport(t, http.DefaultTransport), Timeout: 30 * time.Second}
+	creds := h.newDeveloper(o.env)
+	h.clientID, h.secret = creds.ClientID, creds.Secret
+	h.api = h.clientFor(creds)
+	return h
+}
+
+func production(o *harnessOptions) { o.env = "production" }
+
+// newDeveloper creates another developer account on the same deployment.
+func (h *harness) newDeveloper(env string) *developer.Credentials {
+	h.t.Helper()
+	creds, err := h.developers.Create(context.Background(), developer.CreateParams{Name: "Test " + env, Environment: env})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return creds
+}
+
+func (h *harness) clientFor(creds *developer.Credentials) *client.Client {
+	return client.New(h.url, creds.ClientID, creds.Secret, client.WithHTTPClient(h.http))
+}
+
+// response is a raw answer of the API.
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+// errorBody decodes the wire error body and checks its shape.
+func (r *response) errorBody(t *testing.T) client.Error {
+	t.Helper()
+	var e client.Error
+	if err := json.Unmarshal(r.body, &e); err != nil {
+		t.Fatalf("error body %q: %v", r.body, err)
+	}
+	if e.Type == "" || e.Code == "" || e.Message == "" || e.RequestID == "" {
+		t.Fatalf("incomplete error body %s", r.body)
+	}
+	if e.RequestID != r.header.Get("X-Request-Id") {
+		t.Fatalf("request_id %q differs from X-Request-Id %q", e.RequestID, r.header.Get("X-Request-Id"))
+	}
+	return e
+}
+
+// do sends a raw request with the harness developer's credentials unless
+// the header says otherwise. body is sent as is when it is a string, else
+// encoded as JSON.
+func (h *harness) do(method, path string, body any, header http.Header) *response {
+	h.t.Helper()
+	var reader io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		reader = strings.NewReader(b)
+	default:
+		data, err := json.Marshal(b)
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		reader = bytes.NewReader(data)
+	}
+	req, err := http.NewRequest(method, h.url+path, reader)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.SetBasicAuth(h.clientID, h.secret)
+	for k, vs := range header {
+		req.Header[k] = vs
+	}
+	if _, ok := header["Authorization"]; ok && header.Get("Authorization") == "" {
+		req.Header.Del("Authorization")
+	}
+	resp, err := h.http.Do(req)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return &response{status: resp.StatusCode, header: resp.Header, body: data}
+}
+
+// expectError asserts an API error with status, type and code, and returns
+// it.
+func expectError(t *testing.T, err error, status int, typ, code string) *client.Error {
+	t.Helper()
+	apiErr, ok := err.(*client.Error)
+	if !ok {
+		t.Fatalf("got %v (%T), want API error %d %s/%s", err, err, status, typ, code)
+	}
+	if apiErr.StatusCode != status || apiErr.Type != typ || apiErr.Code != code {
+		t.Fatalf("got %d %s/%s %q, want %d %s/%s", apiErr.StatusCode, apiErr.Type, apiErr.Code, apiErr.Message, status, typ, code)
+	}
+	return apiErr
+}
+
+// events lists the developer's recorded events, newest first.
+func (h *harness) events(clientID string) []*store.Event {
+	h.t.Helper()
+	evs, err := h.store.EventList(context.Background(), &store.EventListParams{ClientID: clientID, Limit: 1000})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return evs
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// each runs fn on every store backend with a fresh harness.
+func each(t *testing.T, fn func(t *testing.T, h *harness), opts ...func(*harnessOptions)) {
+	t.Helper()
+	storetest.ForEach(t, func(t *testing.T, st store.Store) {
+		fn(t, newHarness(t, st, opts...))
+	})
+}

@@ -97,7 +97,7 @@ func (h *hitchLauncher) start(ctx context.Context, name string) (*child, string,
 		return nil, "", err
 	}
 	argv := []string{h.bin, "serve", "--addr", addr, "--data-dir", dataDir,
-		"--env", "development", "--rate-limit", "0", "--log-level", "warn"}
+		"--env", "development", "--rate-limit", "0"}
 	if dbURL != "" {
 		argv = append(argv, "--database-url", dbURL)
 	}

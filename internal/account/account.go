@@ -94,13 +94,14 @@ func (s *Service) withMerchant(a *store.Account) *Account {
 // List returns the user's linked accounts. product selects whose lifecycle
 // is reported ("" for the most recent attempt of any product).
 func (s *Service) List(ctx context.Context, clientID, externalUserID, product string) ([]*Account, error) {
-	u, err := s.user(ctx, s.store, clientID, externalUserID)
+	rows, err := s.store.AccountList(ctx, &store.AccountListParams{ClientID: clientID, ExternalUserID: externalUserID, Product: product})
 	if err != nil {
 		return nil, err
 	}
-	rows, err := s.store.AccountList(ctx, &store.AccountListParams{ClientID: clientID, UserID: u.ID, Product: product})
-	if err != nil {
-		return nil, err
+	if len(rows) == 0 { // tell an unknown user from one without accounts
+		if _, err := s.user(ctx, s.store, clientID, externalUserID); err != nil {
+			return nil, err
+		}
 	}
 	accounts := make([]*Account, len(rows))
 	for i, a := range rows {

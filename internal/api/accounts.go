@@ -51,18 +51,19 @@ func (s *Server) renderAccount(a *account.Account) accountJSON {
 }
 
 func (s *Server) getAccounts(w http.ResponseWriter, r *http.Request) error {
-	externalUserID, err := queryString(r, "external_user_id")
+	query := r.URL.Query()
+	externalUserID, err := queryString(query, "external_user_id")
 	if err != nil {
 		return err
 	}
 	if len(externalUserID) > maxExternalUserIDLength {
 		return errInvalidField("The external_user_id field must be at most %d characters.", maxExternalUserIDLength)
 	}
-	merchantID, oneMerchant, err := queryInt(r, "merchant_id")
+	merchantID, oneMerchant, err := queryInt(query, "merchant_id")
 	if err != nil {
 		return err
 	}
-	product := r.URL.Query().Get("type")
+	product := query.Get("type")
 	if product != "" && !slices.Contains(account.Products, product) {
 		return &Error{Status: http.StatusBadRequest, Type: TypeInvalidInput, Code: CodeProductNotValid, Message: "The selected type is invalid."}
 	}

@@ -8,6 +8,7 @@ import (
 	"mime"
 	"net/http"
 	"net/mail"
+	"net/url"
 	"reflect"
 	"regexp"
 	"strconv"
@@ -163,8 +164,8 @@ func validateEmail(field string, v *string) error {
 }
 
 // queryString returns a required query parameter.
-func queryString(r *http.Request, name string) (string, error) {
-	v := r.URL.Query().Get(name)
+func queryString(query url.Values, name string) (string, error) {
+	v := query.Get(name)
 	if strings.TrimSpace(v) == "" {
 		return "", errRequired(name)
 	}
@@ -173,8 +174,8 @@ func queryString(r *http.Request, name string) (string, error) {
 
 // queryInt returns an optional positive integer query parameter and whether
 // it was given.
-func queryInt(r *http.Request, name string) (int64, bool, error) {
-	raw := r.URL.Query().Get(name)
+func queryInt(query url.Values, name string) (int64, bool, error) {
+	raw := query.Get(name)
 	if raw == "" {
 		return 0, false, nil
 	}

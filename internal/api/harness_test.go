@@ -80,6 +80,9 @@ type harnessOptions struct {
 	env       string
 	rateLimit float64
 	rateBurst int
+	// discardLogs formats logs at info level, as production does, but keeps
+	// none (benchmarks).
+	discardLogs bool
 }
 
 func newHarness(t *testing.T, st store.Store, opts ...func(*harnessOptions)) *harness {
@@ -100,6 +103,10 @@ func newHarness(t *testing.T, st store.Store, opts ...func(*harnessOptions)) *ha
 	logs := &syncBuffer{}
 	h := &harness{t: t, env: o.env, store: st, clock: clk, logs: logs}
 	h.developers = developer.NewService(st, box, clk.Now)
+	logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	if o.discardLogs {
+		logger = slog.New(slog.NewJSONHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	}
 	srv := httptest.NewUnstartedServer(nil)
 	publicURL := "http://" + srv.Listener.Addr().String()
 	h.server = api.New(api.Deps{
@@ -111,7 +118,7 @@ func newHarness(t *testing.T, st store.Store, opts ...func(*harnessOptions)) *ha
 		Accounts:   account.NewService(st, catalog, publicURL, clk.Now),
 		Keys:       card.NewKeys(st, box, clk.Now),
 		Catalog:    catalog,
-		Logger:     slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		Logger:     logger,
 		RateLimit:  o.rateLimit,
 		RateBurst:  o.rateBurst,
 		OpenAPI:    hitch.OpenAPI,

@@ -4,10 +4,13 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"strconv"
+	"sync"
 	"time"
 
 	"github.com/hitchdev/hitch/internal/account"
@@ -142,16 +145,28 @@ func (p *statusProbe) Header() http.Header         { return p.header }
 func (p *statusProbe) Write(b []byte) (int, error) { return len(b), nil }
 func (p *statusProbe) WriteHeader(status int)      { p.status = status }
 
-// writeJSON renders v with status.
+// bufferPool recycles response buffers: most answers are a few kilobytes.
+var bufferPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// writeJSON renders v with status, with a Content-Length.
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	body, err := json.Marshal(v)
-	if err != nil {
+	buf := bufferPool.Get().(*bytes.Buffer)
+	defer func() {
+		if buf.Cap() <= 64<<10 { // do not keep rare huge buffers alive
+			buf.Reset()
+			bufferPool.Put(buf)
+		}
+	}()
+	buf.Reset()
+	if err := json.NewEncoder(buf).Encode(v); err != nil {
 		status = http.StatusInternalServerError
-		body = []byte(`{"error_type":"API_ERROR","error_code":"INTERNAL_SERVER_ERROR","error_message":"The response could not be encoded."}`)
+		buf.Reset()
+		buf.WriteString(`{"error_type":"API_ERROR","error_code":"INTERNAL_SERVER_ERROR","error_message":"The response could not be encoded."}`)
 	}
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
 	w.WriteHeader(status)
-	_, _ = w.Write(body)
+	_, _ = w.Write(buf.Bytes())
 }
 
 // message is the body of endpoints that answer with a success message.

@@ -204,10 +204,12 @@ type AccountLinkParams struct {
 	Now        time.Time
 }
 
+// AccountListParams name the user by external_user_id, so that listing
+// costs one query.
 type AccountListParams struct {
-	ClientID string
-	UserID   string
-	Product  string // "" for the latest attempt of any product
+	ClientID       string
+	ExternalUserID string
+	Product        string // "" for the latest attempt of any product
 }
 
 type AccountGetParams struct {

@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"runtime"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -24,7 +26,9 @@ type Options struct {
 	// Schema, when set, becomes the connections' search_path (tests run
 	// each in its own schema).
 	Schema string
-	// MaxConns caps the pool (default: pgx's, max(4, NumCPU)).
+	// MaxConns caps the pool (default: 4 per CPU, at least 8). The API
+	// holds a connection only for the length of a query, so a pool a few
+	// times the CPU count keeps requests from queueing on it.
 	MaxConns int32
 }
 
@@ -38,6 +42,7 @@ func Open(ctx context.Context, url string, opts Options) (*sqlstore.DB, error) {
 	if opts.Schema != "" {
 		cfg.ConnConfig.RuntimeParams["search_path"] = opts.Schema
 	}
+	cfg.MaxConns = max(8, 4*int32(runtime.GOMAXPROCS(0)))
 	if opts.MaxConns > 0 {
 		cfg.MaxConns = opts.MaxConns
 	}
@@ -70,6 +75,9 @@ func (d *driver) Migrations() fs.FS {
 // MigrationLockSQL serializes migrations across nodes with a transaction
 // advisory lock (released at commit). The key is arbitrary but fixed.
 func (d *driver) MigrationLockSQL() string { return `SELECT pg_advisory_xact_lock(4818237262)` }
+
+// Time passes timestamps as they are: the columns are timestamptz.
+func (d *driver) Time(t time.Time) any { return t.UTC() }
 
 func (d *driver) IsNoRows(err error) bool { return errors.Is(err, pgx.ErrNoRows) }
 

@@ -10,6 +10,7 @@ package sqlstore
 import (
 	"context"
 	"io/fs"
+	"time"
 )
 
 // Conn runs queries on a pool or on a transaction.
@@ -50,6 +51,10 @@ type Driver interface {
 	Name() string
 	Ping(ctx context.Context) error
 	Close() error
+
+	// Time converts a timestamp argument to the dialect's representation
+	// (SQLite keeps INTEGER Unix microseconds, PostgreSQL timestamptz).
+	Time(t time.Time) any
 
 	// IsNoRows reports whether err means a single-row query found nothing.
 	IsNoRows(err error) bool

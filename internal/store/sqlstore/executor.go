@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/hitchdev/hitch/internal/store"
@@ -29,15 +30,8 @@ func (e *executor) wrap(op string, err error) error {
 	}
 }
 
-func utc(t time.Time) time.Time { return t.UTC() }
-
-func utcPtr(t *time.Time) *time.Time {
-	if t == nil {
-		return nil
-	}
-	u := t.UTC()
-	return &u
-}
+// ts converts a time argument to the dialect's representation.
+func (e *executor) ts(t time.Time) any { return e.drv.Time(t) }
 
 // jsonArg passes raw JSON as text, which both dialects accept for their JSON
 // column types; nil stays NULL.
@@ -52,7 +46,7 @@ func jsonArg(raw json.RawMessage) any {
 
 func (e *executor) ClientInsert(ctx context.Context, p *store.ClientInsertParams) (*store.Client, error) {
 	_, err := e.conn.Exec(ctx, `INSERT INTO clients (id, name, environment, created_at) VALUES ($1, $2, $3, $4)`,
-		p.ID, p.Name, p.Environment, p.CreatedAt.UTC())
+		p.ID, p.Name, p.Environment, e.ts(p.CreatedAt))
 	if err != nil {
 		return nil, e.wrap("client: insert", err)
 	}
@@ -63,10 +57,9 @@ const clientColumns = `id, name, environment, created_at`
 
 func scanClient(row Row) (*store.Client, error) {
 	var c store.Client
-	if err := row.Scan(&c.ID, &c.Name, &c.Environment, &c.CreatedAt); err != nil {
+	if err := row.Scan(&c.ID, &c.Name, &c.Environment, timeDest{&c.CreatedAt}); err != nil {
 		return nil, err
 	}
-	c.CreatedAt = utc(c.CreatedAt)
 	return &c, nil
 }
 
@@ -96,28 +89,27 @@ func (e *executor) ClientCount(ctx context.Context) (int, error) {
 
 func (e *executor) ClientSecretInsert(ctx context.Context, p *store.ClientSecretInsertParams) error {
 	_, err := e.conn.Exec(ctx, `INSERT INTO client_secrets (id, client_id, hash, sealed, created_at) VALUES ($1, $2, $3, $4, $5)`,
-		p.ID, p.ClientID, p.Hash, p.Sealed, p.CreatedAt.UTC())
+		p.ID, p.ClientID, p.Hash, p.Sealed, e.ts(p.CreatedAt))
 	return e.wrap("client secret: insert", err)
 }
 
 func (e *executor) ClientSecretExpireCurrent(ctx context.Context, clientID string, expiresAt time.Time) error {
 	_, err := e.conn.Exec(ctx, `UPDATE client_secrets SET expires_at = $2 WHERE client_id = $1 AND expires_at IS NULL`,
-		clientID, expiresAt.UTC())
+		clientID, e.ts(expiresAt))
 	return e.wrap("client secret: expire current", err)
 }
 
 func (e *executor) ClientSecretListLive(ctx context.Context, clientID string, now time.Time) ([]*store.ClientSecret, error) {
 	rows, err := e.conn.Query(ctx, `SELECT id, client_id, hash, sealed, created_at, expires_at FROM client_secrets
-		WHERE client_id = $1 AND (expires_at IS NULL OR expires_at > $2) ORDER BY created_at DESC`, clientID, now.UTC())
+		WHERE client_id = $1 AND (expires_at IS NULL OR expires_at > $2) ORDER BY created_at DESC`, clientID, e.ts(now))
 	if err != nil {
 		return nil, e.wrap("client secret: list live", err)
 	}
 	return collect(rows, func(row Row) (*store.ClientSecret, error) {
 		var s store.ClientSecret
-		if err := row.Scan(&s.ID, &s.ClientID, &s.Hash, &s.Sealed, &s.CreatedAt, &s.ExpiresAt); err != nil {
+		if err := row.Scan(&s.ID, &s.ClientID, &s.Hash, &s.Sealed, timeDest{&s.CreatedAt}, nullTimeDest{&s.ExpiresAt}); err != nil {
 			return nil, err
 		}
-		s.CreatedAt, s.ExpiresAt = utc(s.CreatedAt), utcPtr(s.ExpiresAt)
 		return &s, nil
 	}, e, "client secret: list live")
 }
@@ -128,17 +120,16 @@ const userColumns = `id, client_id, external_user_id, created_at`
 
 func scanUser(row Row) (*store.User, error) {
 	var u store.User
-	if err := row.Scan(&u.ID, &u.ClientID, &u.ExternalUserID, &u.CreatedAt); err != nil {
+	if err := row.Scan(&u.ID, &u.ClientID, &u.ExternalUserID, timeDest{&u.CreatedAt}); err != nil {
 		return nil, err
 	}
-	u.CreatedAt = utc(u.CreatedAt)
 	return &u, nil
 }
 
 func (e *executor) UserGetOrCreate(ctx context.Context, p *store.UserGetOrCreateParams) (*store.User, error) {
 	_, err := e.conn.Exec(ctx, `INSERT INTO users (id, client_id, external_user_id, event_sequence, created_at)
 		VALUES ($1, $2, $3, 0, $4) ON CONFLICT (client_id, external_user_id) DO NOTHING`,
-		p.ID, p.ClientID, p.ExternalUserID, p.CreatedAt.UTC())
+		p.ID, p.ClientID, p.ExternalUserID, e.ts(p.CreatedAt))
 	if err != nil {
 		return nil, e.wrap("user: get or create", err)
 	}
@@ -173,13 +164,12 @@ func scanSession(row Row) (*store.Session, error) {
 	var s store.Session
 	var metadata []byte
 	if err := row.Scan(&s.ID, &s.ClientID, &s.UserID, &s.ExternalUserID, &s.Type, &s.TokenHash, &s.CardID, &s.MerchantID,
-		&s.Email, &s.PhoneNumber, &s.ProcessorTokenSealed, &metadata, &s.CreatedAt, &s.ExpiresAt); err != nil {
+		&s.Email, &s.PhoneNumber, &s.ProcessorTokenSealed, &metadata, timeDest{&s.CreatedAt}, timeDest{&s.ExpiresAt}); err != nil {
 		return nil, err
 	}
 	if metadata != nil {
 		s.Metadata = json.RawMessage(metadata)
 	}
-	s.CreatedAt, s.ExpiresAt = utc(s.CreatedAt), utc(s.ExpiresAt)
 	return &s, nil
 }
 
@@ -188,7 +178,7 @@ func (e *executor) SessionInsert(ctx context.Context, p *store.SessionInsertPara
 		email, phone_number, processor_token_sealed, metadata, created_at, expires_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
 		p.ID, p.ClientID, p.UserID, p.Type, p.TokenHash, p.CardID, p.MerchantID,
-		p.Email, p.PhoneNumber, p.ProcessorTokenSealed, jsonArg(p.Metadata), p.CreatedAt.UTC(), p.ExpiresAt.UTC())
+		p.Email, p.PhoneNumber, p.ProcessorTokenSealed, jsonArg(p.Metadata), e.ts(p.CreatedAt), e.ts(p.ExpiresAt))
 	if err != nil {
 		return nil, e.wrap("session: insert", err)
 	}
@@ -210,7 +200,7 @@ func (e *executor) SessionGetByTokenHash(ctx context.Context, clientID string, t
 
 func (e *executor) SessionUpdateExpiry(ctx context.Context, p *store.SessionUpdateExpiryParams) (*store.Session, error) {
 	n, err := e.conn.Exec(ctx, `UPDATE sessions SET expires_at = $3 WHERE client_id = $1 AND id = $2`,
-		p.ClientID, p.ID, p.ExpiresAt.UTC())
+		p.ClientID, p.ID, e.ts(p.ExpiresAt))
 	if err != nil {
 		return nil, e.wrap("session: update expiry", err)
 	}
@@ -222,39 +212,46 @@ func (e *executor) SessionUpdateExpiry(ctx context.Context, p *store.SessionUpda
 
 // Accounts
 
-// accountSelect reads accounts with the lifecycle status of one product ($3,
-// or of the most recent attempt of any product when $3 is ”).
-const accountSelect = `SELECT a.id, a.client_id, a.user_id, a.merchant_id, a.connection_status, a.scopes,
-	(SELECT l.status FROM account_lifecycles l WHERE l.account_id = a.id AND ($3 = '' OR l.product = $3)
-		ORDER BY l.updated_at DESC LIMIT 1),
-	a.last_action_at, a.last_action_status, a.linked_at, a.unlinked_at, a.created_at, a.updated_at
+// accountColumns read accounts with the lifecycle status of one product ($3),
+// or of the most recent attempt of any product when $3 is empty.
+const accountColumns = `SELECT a.id, a.user_id, a.merchant_id, a.connection_status, a.scopes,
+	CASE $3
+		WHEN 'card_switcher' THEN a.lifecycle_card_switcher
+		WHEN 'transaction_link' THEN a.lifecycle_transaction_link
+		WHEN 'vault' THEN a.lifecycle_vault
+		ELSE a.lifecycle_latest
+	END,
+	a.last_action_at, a.last_action_status, a.linked_at`
+
+// accountSelect reads the linked accounts of user $2.
+const accountSelect = accountColumns + `
 	FROM accounts a
 	WHERE a.client_id = $1 AND a.user_id = $2 AND a.unlinked_at IS NULL`
 
-func scanAccount(row Row) (*store.Account, error) {
-	var a store.Account
-	var scopes []byte
-	if err := row.Scan(&a.ID, &a.ClientID, &a.UserID, &a.MerchantID, &a.ConnectionStatus, &scopes, &a.LifecycleStatus,
-		&a.LastActionAt, &a.LastActionStatus, &a.LinkedAt, &a.UnlinkedAt, &a.CreatedAt, &a.UpdatedAt); err != nil {
+// scanAccount reads accountColumns. The tenant is the caller's and is not
+// read back: every column costs a round of SQLite calls per row.
+func scanAccount(row Row, clientID string) (*store.Account, error) {
+	a := store.Account{ClientID: clientID}
+	var scopes string
+	if err := row.Scan(&a.ID, &a.UserID, &a.MerchantID, &a.ConnectionStatus, &scopes, &a.LifecycleStatus,
+		nullTimeDest{&a.LastActionAt}, &a.LastActionStatus, timeDest{&a.LinkedAt}); err != nil {
 		return nil, err
 	}
-	if err := json.Unmarshal(scopes, &a.Scopes); err != nil {
-		return nil, fmt.Errorf("scopes: %w", err)
+	a.Scopes = []string{}
+	if scopes != "" {
+		a.Scopes = strings.Split(scopes, ",")
 	}
-	if a.Scopes == nil {
-		a.Scopes = []string{}
-	}
-	a.LastActionAt, a.UnlinkedAt = utcPtr(a.LastActionAt), utcPtr(a.UnlinkedAt)
-	a.LinkedAt, a.CreatedAt, a.UpdatedAt = utc(a.LinkedAt), utc(a.CreatedAt), utc(a.UpdatedAt)
 	return &a, nil
 }
 
+// scopesArg stores scope types, which are identifiers, comma-separated.
 func scopesArg(scopes []string) (string, error) {
-	if scopes == nil {
-		scopes = []string{}
+	for _, sc := range scopes {
+		if sc == "" || strings.ContainsRune(sc, ',') {
+			return "", fmt.Errorf("invalid scope %q", sc)
+		}
 	}
-	b, err := json.Marshal(scopes)
-	return string(b), err
+	return strings.Join(scopes, ","), nil
 }
 
 func (e *executor) AccountLink(ctx context.Context, p *store.AccountLinkParams) (*store.Account, error) {
@@ -262,7 +259,7 @@ func (e *executor) AccountLink(ctx context.Context, p *store.AccountLinkParams) 
 	if err != nil {
 		return nil, fmt.Errorf("account: link: %w", err)
 	}
-	now := p.Now.UTC()
+	now := e.ts(p.Now)
 	_, err = e.conn.Exec(ctx, `INSERT INTO accounts (id, client_id, user_id, merchant_id, connection_status, scopes,
 			linked_at, created_at, updated_at)
 		VALUES ($1, $2, $3, $4, 'connected', $5, $6, $6, $6)
@@ -280,16 +277,19 @@ func (e *executor) AccountLink(ctx context.Context, p *store.AccountLinkParams) 
 }
 
 func (e *executor) AccountList(ctx context.Context, p *store.AccountListParams) ([]*store.Account, error) {
-	rows, err := e.conn.Query(ctx, accountSelect+` ORDER BY a.linked_at, a.merchant_id`, p.ClientID, p.UserID, p.Product)
+	rows, err := e.conn.Query(ctx, accountColumns+`
+		FROM accounts a JOIN users u ON u.id = a.user_id
+		WHERE a.client_id = $1 AND u.client_id = $1 AND u.external_user_id = $2 AND a.unlinked_at IS NULL
+		ORDER BY a.linked_at, a.merchant_id`, p.ClientID, p.ExternalUserID, p.Product)
 	if err != nil {
 		return nil, e.wrap("account: list", err)
 	}
-	return collect(rows, scanAccount, e, "account: list")
+	return collect(rows, func(row Row) (*store.Account, error) { return scanAccount(row, p.ClientID) }, e, "account: list")
 }
 
 func (e *executor) AccountGet(ctx context.Context, p *store.AccountGetParams) (*store.Account, error) {
 	a, err := scanAccount(e.conn.QueryRow(ctx, accountSelect+` AND a.merchant_id = $4`,
-		p.ClientID, p.UserID, p.Product, p.MerchantID))
+		p.ClientID, p.UserID, p.Product, p.MerchantID), p.ClientID)
 	if err != nil {
 		return nil, e.wrap("account: get", err)
 	}
@@ -299,7 +299,7 @@ func (e *executor) AccountGet(ctx context.Context, p *store.AccountGetParams) (*
 func (e *executor) AccountUnlink(ctx context.Context, p *store.AccountRef) error {
 	n, err := e.conn.Exec(ctx, `UPDATE accounts SET unlinked_at = $4, updated_at = $4
 		WHERE client_id = $1 AND user_id = $2 AND merchant_id = $3 AND unlinked_at IS NULL`,
-		p.ClientID, p.UserID, p.MerchantID, p.Now.UTC())
+		p.ClientID, p.UserID, p.MerchantID, e.ts(p.Now))
 	if err != nil {
 		return e.wrap("account: unlink", err)
 	}
@@ -316,7 +316,7 @@ func (e *executor) AccountSetConnection(ctx context.Context, p *store.AccountSet
 	}
 	n, err := e.conn.Exec(ctx, `UPDATE accounts SET connection_status = $4, scopes = $5, updated_at = $6
 		WHERE client_id = $1 AND user_id = $2 AND merchant_id = $3 AND unlinked_at IS NULL`,
-		p.ClientID, p.UserID, p.MerchantID, p.Status, scopes, p.Now.UTC())
+		p.ClientID, p.UserID, p.MerchantID, p.Status, scopes, e.ts(p.Now))
 	if err != nil {
 		return nil, e.wrap("account: set connection", err)
 	}
@@ -327,20 +327,21 @@ func (e *executor) AccountSetConnection(ctx context.Context, p *store.AccountSet
 }
 
 func (e *executor) AccountLifecycleSet(ctx context.Context, p *store.AccountLifecycleSetParams) error {
-	at := p.At.UTC()
-	n, err := e.conn.Exec(ctx, `UPDATE accounts SET last_action_at = $3, last_action_status = $4, updated_at = $3
-		WHERE client_id = $1 AND id = $2`, p.ClientID, p.AccountID, at, p.ActionStatus)
+	at := e.ts(p.At)
+	n, err := e.conn.Exec(ctx, `UPDATE accounts SET
+			lifecycle_card_switcher = CASE WHEN $3 = 'card_switcher' THEN $4 ELSE lifecycle_card_switcher END,
+			lifecycle_transaction_link = CASE WHEN $3 = 'transaction_link' THEN $4 ELSE lifecycle_transaction_link END,
+			lifecycle_vault = CASE WHEN $3 = 'vault' THEN $4 ELSE lifecycle_vault END,
+			lifecycle_latest = $4,
+			last_action_at = $5, last_action_status = $6, updated_at = $5
+		WHERE client_id = $1 AND id = $2`, p.ClientID, p.AccountID, p.Product, p.Status, at, p.ActionStatus)
 	if err != nil {
 		return e.wrap("account: set lifecycle", err)
 	}
 	if n == 0 {
 		return fmt.Errorf("account: set lifecycle: %w", store.ErrNotFound)
 	}
-	_, err = e.conn.Exec(ctx, `INSERT INTO account_lifecycles (account_id, product, status, updated_at)
-		VALUES ($1, $2, $3, $4)
-		ON CONFLICT (account_id, product) DO UPDATE SET status = excluded.status, updated_at = excluded.updated_at`,
-		p.AccountID, p.Product, p.Status, at)
-	return e.wrap("account: set lifecycle", err)
+	return nil
 }
 
 // Events
@@ -350,17 +351,16 @@ const eventColumns = `id, client_id, user_id, external_user_id, type, sequence, 
 func scanEvent(row Row) (*store.Event, error) {
 	var ev store.Event
 	var payload []byte
-	if err := row.Scan(&ev.ID, &ev.ClientID, &ev.UserID, &ev.ExternalUserID, &ev.Type, &ev.Sequence, &payload, &ev.CreatedAt); err != nil {
+	if err := row.Scan(&ev.ID, &ev.ClientID, &ev.UserID, &ev.ExternalUserID, &ev.Type, &ev.Sequence, &payload, timeDest{&ev.CreatedAt}); err != nil {
 		return nil, err
 	}
 	ev.Payload = json.RawMessage(payload)
-	ev.CreatedAt = utc(ev.CreatedAt)
 	return &ev, nil
 }
 
 func (e *executor) EventInsert(ctx context.Context, p *store.EventInsertParams) (*store.Event, error) {
 	_, err := e.conn.Exec(ctx, `INSERT INTO events (`+eventColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-		p.ID, p.ClientID, p.UserID, p.ExternalUserID, p.Type, p.Sequence, jsonArg(p.Payload), p.CreatedAt.UTC())
+		p.ID, p.ClientID, p.UserID, p.ExternalUserID, p.Type, p.Sequence, jsonArg(p.Payload), e.ts(p.CreatedAt))
 	if err != nil {
 		return nil, e.wrap("event: insert", err)
 	}
@@ -385,7 +385,7 @@ func (e *executor) EventList(ctx context.Context, p *store.EventListParams) ([]*
 
 func (e *executor) JWEKeyInsert(ctx context.Context, p *store.JWEKeyInsertParams) (*store.JWEKey, error) {
 	_, err := e.conn.Exec(ctx, `INSERT INTO jwe_keys (kid, public_jwk, private_sealed, created_at) VALUES ($1, $2, $3, $4)`,
-		p.KID, jsonArg(p.PublicJWK), p.PrivateSealed, p.CreatedAt.UTC())
+		p.KID, jsonArg(p.PublicJWK), p.PrivateSealed, e.ts(p.CreatedAt))
 	if err != nil {
 		return nil, e.wrap("jwe key: insert", err)
 	}
@@ -394,18 +394,17 @@ func (e *executor) JWEKeyInsert(ctx context.Context, p *store.JWEKeyInsertParams
 
 func (e *executor) JWEKeyListUsable(ctx context.Context, now time.Time) ([]*store.JWEKey, error) {
 	rows, err := e.conn.Query(ctx, `SELECT kid, public_jwk, private_sealed, created_at, retires_at FROM jwe_keys
-		WHERE retires_at IS NULL OR retires_at > $1 ORDER BY created_at DESC, kid`, now.UTC())
+		WHERE retires_at IS NULL OR retires_at > $1 ORDER BY created_at DESC, kid`, e.ts(now))
 	if err != nil {
 		return nil, e.wrap("jwe key: list usable", err)
 	}
 	return collect(rows, func(row Row) (*store.JWEKey, error) {
 		var k store.JWEKey
 		var jwk []byte
-		if err := row.Scan(&k.KID, &jwk, &k.PrivateSealed, &k.CreatedAt, &k.RetiresAt); err != nil {
+		if err := row.Scan(&k.KID, &jwk, &k.PrivateSealed, timeDest{&k.CreatedAt}, nullTimeDest{&k.RetiresAt}); err != nil {
 			return nil, err
 		}
 		k.PublicJWK = json.RawMessage(jwk)
-		k.CreatedAt, k.RetiresAt = utc(k.CreatedAt), utcPtr(k.RetiresAt)
 		return &k, nil
 	}, e, "jwe key: list usable")
 }

@@ -45,6 +45,7 @@ func loadMigrations(fsys fs.FS) ([]migration, error) {
 	return migrations, nil
 }
 
+// applied_at is TIMESTAMP for PostgreSQL; SQLite stores Time's integer in it.
 const createMigrationsTable = `CREATE TABLE IF NOT EXISTS hitch_migrations (
 	version INTEGER PRIMARY KEY,
 	name TEXT NOT NULL,
@@ -87,7 +88,7 @@ func (db *DB) apply(ctx context.Context, m migration) error {
 		return fmt.Errorf("migrate: apply %04d_%s: %w", m.version, m.name, err)
 	}
 	if _, err := tx.Exec(ctx, `INSERT INTO hitch_migrations (version, name, applied_at) VALUES ($1, $2, $3)`,
-		m.version, m.name, time.Now().UTC()); err != nil {
+		m.version, m.name, db.drv.Time(time.Now())); err != nil {
 		return fmt.Errorf("migrate: record %04d: %w", m.version, err)
 	}
 	return tx.Commit(ctx)

@@ -220,12 +220,13 @@ func TestAccounts(t *testing.T) {
 			t.Fatalf("new account = %+v", a1)
 		}
 
-		list, err := st.AccountList(ctx, &store.AccountListParams{ClientID: "a", UserID: u.ID})
+		list, err := st.AccountList(ctx, &store.AccountListParams{ClientID: "a", ExternalUserID: "user-1"})
 		if err != nil || len(list) != 2 || list[0].MerchantID != 10 || list[1].MerchantID != 20 {
 			t.Fatalf("list = %v %+v", err, list)
 		}
-		if l, _ := st.AccountList(ctx, &store.AccountListParams{ClientID: "b", UserID: u.ID}); len(l) != 0 {
-			t.Fatalf("tenant b sees tenant a's accounts: %+v", l)
+		// Tenant b's user-1 is another person: only b's account shows.
+		if l, _ := st.AccountList(ctx, &store.AccountListParams{ClientID: "b", ExternalUserID: "user-1"}); len(l) != 1 || l[0].MerchantID != 30 || l[0].ClientID != "b" {
+			t.Fatalf("tenant b's list = %+v", l)
 		}
 
 		// Lifecycle is per product; without a product, the latest attempt wins.

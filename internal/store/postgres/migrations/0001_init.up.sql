@@ -46,14 +46,20 @@ CREATE TABLE sessions (
 CREATE INDEX sessions_client_user ON sessions (client_id, user_id);
 
 -- Merchant accounts of a user. Unlinking keeps the row (unlinked_at) so that
--- linking again reuses its id and history.
+-- linking again reuses its id and history. scopes is a comma-separated list of
+-- scope types (identifiers).
 CREATE TABLE accounts (
     id                 uuid PRIMARY KEY,
     client_id          text NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
     user_id            uuid NOT NULL REFERENCES users (id) ON DELETE CASCADE,
     merchant_id        bigint NOT NULL,
     connection_status  text NOT NULL CHECK (connection_status IN ('connected', 'disconnected')),
-    scopes             jsonb NOT NULL DEFAULT '[]',
+    scopes             text NOT NULL DEFAULT '',
+    -- Status of the latest login attempt per product, and of any product.
+    lifecycle_card_switcher    text,
+    lifecycle_transaction_link text,
+    lifecycle_vault            text,
+    lifecycle_latest           text,
     last_action_at     timestamptz,
     last_action_status text,
     linked_at          timestamptz NOT NULL,
@@ -63,15 +69,6 @@ CREATE TABLE accounts (
     UNIQUE (user_id, merchant_id)
 );
 CREATE INDEX accounts_client_user ON accounts (client_id, user_id);
-
--- Status of the latest login attempt per product on an account.
-CREATE TABLE account_lifecycles (
-    account_id uuid NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
-    product    text NOT NULL CHECK (product IN ('card_switcher', 'transaction_link', 'vault')),
-    status     text NOT NULL,
-    updated_at timestamptz NOT NULL,
-    PRIMARY KEY (account_id, product)
-);
 
 -- Append-only record of every event, with the envelope webhooks deliver.
 CREATE TABLE events (

@@ -1,10 +1,12 @@
+-- Timestamps are INTEGER Unix microseconds (UTC).
+
 -- Developer accounts (tenants) and their API secrets. Secrets are kept as a
 -- SHA-256 hash for lookup plus a copy sealed under the master key.
 CREATE TABLE clients (
     id          TEXT PRIMARY KEY,
     name        TEXT NOT NULL,
     environment TEXT NOT NULL CHECK (environment IN ('development', 'production')),
-    created_at  TIMESTAMP NOT NULL
+    created_at  INTEGER NOT NULL
 );
 
 CREATE TABLE client_secrets (
@@ -12,8 +14,8 @@ CREATE TABLE client_secrets (
     client_id  TEXT NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
     hash       BLOB NOT NULL UNIQUE,
     sealed     BLOB NOT NULL,
-    created_at TIMESTAMP NOT NULL,
-    expires_at TIMESTAMP
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER
 );
 CREATE INDEX client_secrets_client_id ON client_secrets (client_id);
 
@@ -23,7 +25,7 @@ CREATE TABLE users (
     client_id        TEXT NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
     external_user_id TEXT NOT NULL,
     event_sequence   INTEGER NOT NULL DEFAULT 0,
-    created_at       TIMESTAMP NOT NULL,
+    created_at       INTEGER NOT NULL,
     UNIQUE (client_id, external_user_id)
 );
 
@@ -40,38 +42,35 @@ CREATE TABLE sessions (
     phone_number           TEXT,
     processor_token_sealed BLOB,
     metadata               TEXT,
-    created_at             TIMESTAMP NOT NULL,
-    expires_at             TIMESTAMP NOT NULL
+    created_at             INTEGER NOT NULL,
+    expires_at             INTEGER NOT NULL
 );
 CREATE INDEX sessions_client_user ON sessions (client_id, user_id);
 
 -- Merchant accounts of a user. Unlinking keeps the row (unlinked_at) so that
--- linking again reuses its id and history.
+-- linking again reuses its id and history. scopes is a comma-separated list of
+-- scope types (identifiers).
 CREATE TABLE accounts (
     id                 TEXT PRIMARY KEY,
     client_id          TEXT NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
     user_id            TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
     merchant_id        INTEGER NOT NULL,
     connection_status  TEXT NOT NULL CHECK (connection_status IN ('connected', 'disconnected')),
-    scopes             TEXT NOT NULL DEFAULT '[]',
-    last_action_at     TIMESTAMP,
+    scopes             TEXT NOT NULL DEFAULT '',
+    -- Status of the latest login attempt per product, and of any product.
+    lifecycle_card_switcher    TEXT,
+    lifecycle_transaction_link TEXT,
+    lifecycle_vault            TEXT,
+    lifecycle_latest           TEXT,
+    last_action_at     INTEGER,
     last_action_status TEXT,
-    linked_at          TIMESTAMP NOT NULL,
-    unlinked_at        TIMESTAMP,
-    created_at         TIMESTAMP NOT NULL,
-    updated_at         TIMESTAMP NOT NULL,
+    linked_at          INTEGER NOT NULL,
+    unlinked_at        INTEGER,
+    created_at         INTEGER NOT NULL,
+    updated_at         INTEGER NOT NULL,
     UNIQUE (user_id, merchant_id)
 );
 CREATE INDEX accounts_client_user ON accounts (client_id, user_id);
-
--- Status of the latest login attempt per product on an account.
-CREATE TABLE account_lifecycles (
-    account_id TEXT NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
-    product    TEXT NOT NULL CHECK (product IN ('card_switcher', 'transaction_link', 'vault')),
-    status     TEXT NOT NULL,
-    updated_at TIMESTAMP NOT NULL,
-    PRIMARY KEY (account_id, product)
-);
 
 -- Append-only record of every event, with the envelope webhooks deliver.
 CREATE TABLE events (
@@ -82,7 +81,7 @@ CREATE TABLE events (
     type             TEXT NOT NULL,
     sequence         INTEGER NOT NULL,
     payload          TEXT NOT NULL,
-    created_at       TIMESTAMP NOT NULL
+    created_at       INTEGER NOT NULL
 );
 CREATE INDEX events_client_created ON events (client_id, created_at);
 
@@ -96,6 +95,6 @@ CREATE TABLE jwe_keys (
     kid            TEXT PRIMARY KEY,
     public_jwk     TEXT NOT NULL,
     private_sealed BLOB NOT NULL,
-    created_at     TIMESTAMP NOT NULL,
-    retires_at     TIMESTAMP
+    created_at     INTEGER NOT NULL,
+    retires_at     INTEGER
 );

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"time"
 
 	"github.com/hitchdev/hitch/internal/config"
@@ -41,6 +42,12 @@ func serve(ctx context.Context, cfg *config.Config, _ io.Writer, errOut io.Write
 			a.log.Error("preparing the JWE key failed", "error", err)
 		}
 	}()
+
+	if cfg.DebugAddr != "" {
+		if err := serveDebug(ctx, cfg.DebugAddr, a); err != nil {
+			return err
+		}
+	}
 
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
@@ -128,4 +135,30 @@ func migrateFlags(*flag.FlagSet) func(context.Context, *config.Config, io.Writer
 		fmt.Fprintf(out, "%s database is at migration %04d\n", st.Dialect(), applied)
 		return nil
 	}
+}
+
+// serveDebug serves pprof on its own listener until ctx ends.
+func serveDebug(ctx context.Context, addr string, a *app) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listen on --debug-addr %s: %w", addr, err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /debug/pprof/", pprof.Index)
+	mux.HandleFunc("GET /debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("GET /debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("GET /debug/pprof/trace", pprof.Trace)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		<-ctx.Done()
+		srv.Close()
+	}()
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			a.log.Error("debug listener failed", "error", err)
+		}
+	}()
+	a.log.Info("debug listener (pprof)", "addr", ln.Addr().String())
+	return nil
 }

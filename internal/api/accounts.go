@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"net/http"
 	"slices"
 	"time"
@@ -73,7 +74,11 @@ func (s *Server) getAccounts(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		writeJSON(w, http.StatusOK, s.renderAccount(a))
+		out := s.renderAccount(a)
+		writeBody(w, http.StatusOK, func(buf *bytes.Buffer) error {
+			buf.Write(appendAccount(buf.AvailableBuffer(), &out))
+			return nil
+		})
 		return nil
 	}
 	accounts, err := s.Accounts.List(r.Context(), clientID, externalUserID, product)
@@ -84,7 +89,10 @@ func (s *Server) getAccounts(w http.ResponseWriter, r *http.Request) error {
 	for i, a := range accounts {
 		out[i] = s.renderAccount(a)
 	}
-	writeJSON(w, http.StatusOK, out)
+	writeBody(w, http.StatusOK, func(buf *bytes.Buffer) error {
+		buf.Write(appendAccounts(buf.AvailableBuffer(), out))
+		return nil
+	})
 	return nil
 }
 

@@ -150,15 +150,19 @@ var bufferPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // writeJSON renders v with status, with a Content-Length.
 func writeJSON(w http.ResponseWriter, status int, v any) {
+	writeBody(w, status, func(buf *bytes.Buffer) error { return json.NewEncoder(buf).Encode(v) })
+}
+
+// writeBody renders the JSON that encode writes into a pooled buffer.
+func writeBody(w http.ResponseWriter, status int, encode func(*bytes.Buffer) error) {
 	buf := bufferPool.Get().(*bytes.Buffer)
 	defer func() {
 		if buf.Cap() <= 64<<10 { // do not keep rare huge buffers alive
-			buf.Reset()
 			bufferPool.Put(buf)
 		}
 	}()
 	buf.Reset()
-	if err := json.NewEncoder(buf).Encode(v); err != nil {
+	if err := encode(buf); err != nil {
 		status = http.StatusInternalServerError
 		buf.Reset()
 		buf.WriteString(`{"error_type":"API_ERROR","error_code":"INTERNAL_SERVER_ERROR","error_message":"The response could not be encoded."}`)

@@ -52,6 +52,9 @@ type Config struct {
 	// SecretGrace is how long a rotated-out client secret keeps working.
 	// Default 24h.
 	SecretGrace time.Duration
+	// DebugAddr, when set, serves Go's pprof profiles on a separate
+	// listener for operators (keep it on loopback). Default off.
+	DebugAddr string
 
 	// MasterKey seals secrets at rest (HITCH_MASTER_KEY only: never a flag,
 	// so it does not show in process listings). Required in production; in
@@ -111,6 +114,7 @@ func NewFlagSet(name string, getenv func(string) string) *FlagSet {
 	f.integer(&c.RateBurst, "rate-burst", "HITCH_RATE_BURST", 200, "burst above --rate-limit")
 	f.duration(&c.ShutdownTimeout, "shutdown-timeout", "HITCH_SHUTDOWN_TIMEOUT", 15*time.Second, "time in-flight requests get to finish on shutdown")
 	f.duration(&c.SecretGrace, "secret-grace", "HITCH_SECRET_GRACE", 24*time.Hour, "how long a rotated-out client secret keeps working")
+	f.str(&c.DebugAddr, "debug-addr", "HITCH_DEBUG_ADDR", "", "address for pprof profiles, e.g. 127.0.0.1:6060 (default off)")
 	c.MasterKey = getenv("HITCH_MASTER_KEY")
 	c.DevClientID = getenv("HITCH_DEV_CLIENT_ID")
 	c.DevSecret = getenv("HITCH_DEV_SECRET")
@@ -235,6 +239,11 @@ func (c *Config) Validate() error {
 	}
 	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
 		return fmt.Errorf("invalid --addr %q (HITCH_ADDR): bad port", c.Addr)
+	}
+	if c.DebugAddr != "" {
+		if _, _, err := net.SplitHostPort(c.DebugAddr); err != nil {
+			return fmt.Errorf("invalid --debug-addr %q (HITCH_DEBUG_ADDR): want host:port", c.DebugAddr)
+		}
 	}
 	if c.DataDir == "" {
 		return errors.New("invalid --data-dir (HITCH_DATA_DIR): must not be empty")

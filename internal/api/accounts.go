@@ -3,7 +3,6 @@ package api
 import (
 	"bytes"
 	"net/http"
-	"slices"
 	"time"
 
 	"github.com/hitchdev/hitch/internal/account"
@@ -65,8 +64,10 @@ func (s *Server) getAccounts(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	product := query.Get("type")
-	if product != "" && !slices.Contains(account.Products, product) {
-		return &Error{Status: http.StatusBadRequest, Type: TypeInvalidInput, Code: CodeProductNotValid, Message: "The selected type is invalid."}
+	if product != "" {
+		if err := checkProduct(product, account.Products); err != nil {
+			return err
+		}
 	}
 	clientID := clientFrom(r.Context()).ID
 	if oneMerchant {

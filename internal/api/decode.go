@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -97,6 +98,23 @@ func jsonTypeName(t reflect.Type) string {
 }
 
 // Field rules shared by endpoints.
+
+// requireProduct checks a required type field against the products an
+// endpoint accepts.
+func requireProduct(v *string, allowed []string) (string, error) {
+	if v == nil || *v == "" {
+		return "", errRequired("type")
+	}
+	return *v, checkProduct(*v, allowed)
+}
+
+// checkProduct checks a product name against the allowed ones.
+func checkProduct(v string, allowed []string) error {
+	if !slices.Contains(allowed, v) {
+		return &Error{Status: http.StatusBadRequest, Type: TypeInvalidInput, Code: CodeProductNotValid, Message: "The selected type is invalid."}
+	}
+	return nil
+}
 
 const maxExternalUserIDLength = 255
 

@@ -31,11 +31,9 @@ func (s *Server) listMerchants(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	if req.Type == nil || *req.Type == "" {
-		return errRequired("type")
-	}
-	if !slices.Contains(session.Types, *req.Type) {
-		return &Error{Status: http.StatusBadRequest, Type: TypeInvalidInput, Code: CodeProductNotValid, Message: "The selected type is invalid."}
+	product, err := requireProduct(req.Type, session.Types)
+	if err != nil {
+		return err
 	}
 	if req.Platform != nil && !slices.Contains(platforms, *req.Platform) {
 		return errInvalidField("The platform field must be one of web, ios or android.")
@@ -47,7 +45,7 @@ func (s *Server) listMerchants(w http.ResponseWriter, r *http.Request) error {
 		}
 		search = *req.Search
 	}
-	merchants := s.Catalog.List(*req.Type, search)
+	merchants := s.Catalog.List(product, search)
 	out := make([]merchantJSON, len(merchants))
 	for i, m := range merchants {
 		out[i] = merchantJSON{ID: m.ID, Name: m.Name, Category: m.Category, Logo: s.Accounts.LogoURL(m.ID)}

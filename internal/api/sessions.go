@@ -2,7 +2,6 @@ package api
 
 import (
 	"net/http"
-	"slices"
 	"strings"
 	"time"
 
@@ -38,13 +37,10 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	if req.Type == nil || *req.Type == "" {
-		return errRequired("type")
+	typ, err := requireProduct(req.Type, session.Types)
+	if err != nil {
+		return err
 	}
-	if !slices.Contains(session.Types, *req.Type) {
-		return &Error{Status: http.StatusBadRequest, Type: TypeInvalidInput, Code: CodeProductNotValid, Message: "The selected type is invalid."}
-	}
-	typ := *req.Type
 	externalUserID, err := validateExternalUserID("external_user_id", req.ExternalUserID)
 	if err != nil {
 		return err

@@ -152,23 +152,17 @@ func (s *Service) Disconnect(ctx context.Context, clientID, externalUserID strin
 		if err != nil {
 			return err
 		}
-		current, err := ex.AccountGet(ctx, &store.AccountGetParams{ClientID: clientID, UserID: u.ID, MerchantID: merchantID})
-		if errors.Is(err, store.ErrNotFound) {
-			return ErrNotFound
-		}
-		if err != nil {
-			return err
-		}
-		if current.ConnectionStatus == Disconnected {
-			out = current
-			return nil
-		}
 		now := s.now()
-		if out, err = ex.AccountSetConnection(ctx, &store.AccountSetConnectionParams{
+		var changed bool
+		out, changed, err = ex.AccountSetConnection(ctx, &store.AccountSetConnectionParams{
 			AccountRef: store.AccountRef{ClientID: clientID, UserID: u.ID, MerchantID: merchantID, Now: now},
 			Status:     Disconnected,
 			Scopes:     []string{},
-		}); err != nil {
+		})
+		if errors.Is(err, store.ErrNotFound) {
+			return ErrNotFound
+		}
+		if err != nil || !changed {
 			return err
 		}
 		_, err = event.Record(ctx, ex, event.Params{

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/hitchdev/hitch/client"
@@ -197,4 +198,41 @@ func TestProductionHasNoDevelopmentPaths(t *testing.T) {
 			}
 		}
 	}, production)
+}
+
+// Concurrent disconnects of one account record exactly one
+// ACCOUNT_LOGIN_REQUIRED (PostgreSQL runs them truly in parallel).
+func TestConcurrentDisconnectRecordsOneEvent(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, h *harness) {
+		ctx := context.Background()
+		for round := 0; round < 3; round++ {
+			linkCard(t, h.api, "u1", 1)
+			var wg sync.WaitGroup
+			errs := make(chan error, 40)
+			for i := 0; i < 40; i++ {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					errs <- h.api.DevDisconnectAccount(ctx, "u1", 1)
+				}()
+			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				if err != nil {
+					t.Fatalf("concurrent disconnect: %v", err)
+				}
+			}
+		}
+		var n int
+		for _, ev := range h.events(h.clientID) {
+			if ev.Type == "ACCOUNT_LOGIN_REQUIRED" {
+				n++
+			}
+		}
+		if n != 3 {
+			t.Fatalf("%d ACCOUNT_LOGIN_REQUIRED events for 3 disconnections", n)
+		}
+	}, func(o *harnessOptions) { o.rateLimit = 0 })
 }

@@ -75,7 +75,10 @@ type Executor interface {
 	// AccountGet returns one linked account, as AccountList does.
 	AccountGet(ctx context.Context, params *AccountGetParams) (*Account, error)
 	AccountUnlink(ctx context.Context, params *AccountRef) error
-	AccountSetConnection(ctx context.Context, params *AccountSetConnectionParams) (*Account, error)
+	// AccountSetConnection moves a linked account to Status. changed is false
+	// when it already had that status (so concurrent callers see exactly one
+	// change); ErrNotFound when the user has no linked account there.
+	AccountSetConnection(ctx context.Context, params *AccountSetConnectionParams) (account *Account, changed bool, err error)
 	// AccountLifecycleSet records the status of the latest login attempt of
 	// one product on an account, and the account's last user action.
 	AccountLifecycleSet(ctx context.Context, params *AccountLifecycleSetParams) error

@@ -309,21 +309,24 @@ func (e *executor) AccountUnlink(ctx context.Context, p *store.AccountRef) error
 	return nil
 }
 
-func (e *executor) AccountSetConnection(ctx context.Context, p *store.AccountSetConnectionParams) (*store.Account, error) {
+func (e *executor) AccountSetConnection(ctx context.Context, p *store.AccountSetConnectionParams) (*store.Account, bool, error) {
 	scopes, err := scopesArg(p.Scopes)
 	if err != nil {
-		return nil, fmt.Errorf("account: set connection: %w", err)
+		return nil, false, fmt.Errorf("account: set connection: %w", err)
 	}
+	// The status condition makes concurrent transitions race-free: under
+	// READ COMMITTED the loser re-evaluates it after the winner commits.
 	n, err := e.conn.Exec(ctx, `UPDATE accounts SET connection_status = $4, scopes = $5, updated_at = $6
-		WHERE client_id = $1 AND user_id = $2 AND merchant_id = $3 AND unlinked_at IS NULL`,
+		WHERE client_id = $1 AND user_id = $2 AND merchant_id = $3 AND unlinked_at IS NULL AND connection_status <> $4`,
 		p.ClientID, p.UserID, p.MerchantID, p.Status, scopes, e.ts(p.Now))
 	if err != nil {
-		return nil, e.wrap("account: set connection", err)
+		return nil, false, e.wrap("account: set connection", err)
 	}
-	if n == 0 {
-		return nil, fmt.Errorf("account: set connection: %w", store.ErrNotFound)
+	a, err := e.AccountGet(ctx, &store.AccountGetParams{ClientID: p.ClientID, UserID: p.UserID, MerchantID: p.MerchantID})
+	if err != nil {
+		return nil, false, err
 	}
-	return e.AccountGet(ctx, &store.AccountGetParams{ClientID: p.ClientID, UserID: p.UserID, MerchantID: p.MerchantID})
+	return a, n > 0, nil
 }
 
 func (e *executor) AccountLifecycleSet(ctx context.Context, p *store.AccountLifecycleSetParams) error {

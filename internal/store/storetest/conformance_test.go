@@ -260,11 +260,19 @@ func TestAccounts(t *testing.T) {
 			t.Fatalf("last action = %+v", a)
 		}
 
-		dis, err := st.AccountSetConnection(ctx, &store.AccountSetConnectionParams{
+		disconnect := &store.AccountSetConnectionParams{
 			AccountRef: store.AccountRef{ClientID: "a", UserID: u.ID, MerchantID: 10, Now: t0.Add(3 * time.Minute)},
-			Status:     "disconnected", Scopes: nil})
-		if err != nil || dis.ConnectionStatus != "disconnected" || len(dis.Scopes) != 0 || dis.Scopes == nil {
-			t.Fatalf("disconnect: %v %+v", err, dis)
+			Status:     "disconnected", Scopes: nil}
+		dis, changed, err := st.AccountSetConnection(ctx, disconnect)
+		if err != nil || !changed || dis.ConnectionStatus != "disconnected" || len(dis.Scopes) != 0 || dis.Scopes == nil {
+			t.Fatalf("disconnect: %v %v %+v", err, changed, dis)
+		}
+		if _, changed, err := st.AccountSetConnection(ctx, disconnect); err != nil || changed {
+			t.Fatalf("disconnect again: changed %v, %v", changed, err)
+		}
+		disconnect.MerchantID = 99
+		if _, _, err := st.AccountSetConnection(ctx, disconnect); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("disconnect a missing account: %v", err)
 		}
 
 		ref := &store.AccountRef{ClientID: "a", UserID: u.ID, MerchantID: 10, Now: t0.Add(4 * time.Minute)}

@@ -56,8 +56,8 @@ func (s *Server) getAccounts(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if len(externalUserID) > maxExternalUserIDLength {
-		return errInvalidField("The external_user_id field must be at most %d characters.", maxExternalUserIDLength)
+	if _, err := validateExternalUserID("external_user_id", &externalUserID); err != nil {
+		return err
 	}
 	merchantID, oneMerchant, err := queryInt(query, "merchant_id")
 	if err != nil {

@@ -58,6 +58,11 @@ func TestAccountsLifecycle(t *testing.T) {
 		if resp := h.do("GET", "/accounts/get?external_user_id=u1&merchant_id=abc", nil, nil); resp.status != 400 {
 			t.Fatalf("merchant_id=abc: %d", resp.status)
 		}
+		for _, bad := range []string{"a%00b", "a%FFb"} {
+			if resp := h.do("GET", "/accounts/get?external_user_id="+bad, nil, nil); resp.status != 400 {
+				t.Fatalf("external_user_id=%s: %d %s", bad, resp.status, resp.body)
+			}
+		}
 		if resp := h.do("GET", "/accounts/get", nil, nil); resp.status != 400 || resp.errorBody(t).Message != "The external_user_id field is required." {
 			t.Fatalf("no user: %d %s", resp.status, resp.body)
 		}
@@ -134,7 +139,7 @@ func TestDevelopmentLink(t *testing.T) {
 			{"no user", map[string]any{"merchant_id": 1, "card_switcher": true, "card_id": "c"}, "The external_user_id field is required."},
 			{"transactions without new", map[string]any{"external_user_id": "u", "merchant_id": 1, "transactions": map[string]any{}}, "transactions.new"},
 			{"updated without new", map[string]any{"external_user_id": "u", "merchant_id": 1, "transactions": map[string]any{"new": false, "updated": true}}, "transactions.updated"},
-			{"unknown transactions field", map[string]any{"external_user_id": "u", "merchant_id": 1, "transactions": map[string]any{"new": true, "old": true}}, "The old field is not allowed."},
+			{"unknown transactions field", map[string]any{"external_user_id": "u", "merchant_id": 1, "transactions": map[string]any{"new": true, "old": true}}, "The transactions.old field is not allowed."},
 		}
 		for _, tc := range cases {
 			resp := h.do("POST", "/development/accounts/link", tc.body, nil)

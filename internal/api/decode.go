@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,24 +22,33 @@ import (
 const maxBodyBytes = 1 << 20
 
 // decode reads the JSON object body of r into dst strictly: the content type
-// must be JSON, unknown fields and wrong types are errors naming the field,
-// and there must be exactly one object.
+// must be JSON and the body valid UTF-8; unknown, duplicate or wrongly cased
+// keys and wrong types are errors naming the field; there must be exactly
+// one object.
 func decode(r *http.Request, dst any) error {
 	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != "application/json" {
 		return &Error{Status: http.StatusUnsupportedMediaType, Type: TypeInvalidRequest, Code: CodeUnsupportedMediaType,
 			Message: "Request bodies must be JSON, sent with Content-Type: application/json."}
 	}
-	dec := json.NewDecoder(http.MaxBytesReader(nil, r.Body, maxBodyBytes))
+	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, maxBodyBytes))
+	if err != nil {
+		return decodeError(err)
+	}
+	if !utf8.Valid(body) {
+		return errInvalidField("The request body must be valid UTF-8.")
+	}
+	if json.Valid(body) {
+		if err := checkKeys(body, reflect.TypeOf(dst)); err != nil {
+			return err
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil {
 		return decodeError(err)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			return decodeError(err)
-		}
 		return errInvalidField("The request body must hold exactly one JSON object.")
 	}
 	return nil
@@ -118,14 +128,40 @@ func checkProduct(v string, allowed []string) error {
 
 const maxExternalUserIDLength = 255
 
+// validText reports whether s can be stored as is by both databases:
+// valid UTF-8 without NUL (PostgreSQL's text refuses both).
+func validText(s string) bool {
+	return utf8.ValidString(s) && !strings.ContainsRune(s, 0)
+}
+
+func errInvalidText(field string) *Error {
+	return errInvalidField("The %s field must be valid UTF-8 text without NUL characters.", field)
+}
+
 func validateExternalUserID(field string, v *string) (string, error) {
 	if v == nil || strings.TrimSpace(*v) == "" {
 		return "", errRequired(field)
 	}
-	if len(*v) > maxExternalUserIDLength || !utf8.ValidString(*v) {
-		return "", errInvalidField("The %s field must be at most %d characters.", field, maxExternalUserIDLength)
+	if len(*v) > maxExternalUserIDLength {
+		return "", errInvalidField("The %s field must be at most %d bytes.", field, maxExternalUserIDLength)
+	}
+	if !validText(*v) {
+		return "", errInvalidText(field)
 	}
 	return *v, nil
+}
+
+// validateCardID checks an optional card_id.
+func validateCardID(v *string) error {
+	switch {
+	case v == nil:
+		return nil
+	case len(*v) > maxCardIDLength:
+		return errInvalidField("The card_id field must be at most %d bytes.", maxCardIDLength)
+	case !validText(*v):
+		return errInvalidText("card_id")
+	}
+	return nil
 }
 
 func requireMerchantID(v *int64) (int64, error) {
@@ -151,8 +187,11 @@ func validateMetadata(md map[string]string) error {
 		return errInvalidField("The metadata field must have at most %d keys.", maxMetadataKeys)
 	}
 	for k, v := range md {
-		if k == "" || utf8.RuneCountInString(k) > maxMetadataKeyLength {
-			return errInvalidField("The metadata keys must be 1 to %d characters.", maxMetadataKeyLength)
+		if k == "" || utf8.RuneCountInString(k) > maxMetadataKeyLength || !validText(k) {
+			return errInvalidField("The metadata keys must be 1 to %d characters of text.", maxMetadataKeyLength)
+		}
+		if !validText(v) {
+			return errInvalidText("metadata." + k)
 		}
 		if utf8.RuneCountInString(v) > maxMetadataValueLength {
 			return errInvalidField("The metadata.%s field must be at most %d characters.", k, maxMetadataValueLength)

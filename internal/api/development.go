@@ -43,8 +43,8 @@ func (s *Server) devLinkAccount(w http.ResponseWriter, r *http.Request) error {
 		if req.CardID == nil || strings.TrimSpace(*req.CardID) == "" {
 			return errInvalidField("The card_id field is required when card_switcher is true.")
 		}
-		if len(*req.CardID) > maxCardIDLength {
-			return errInvalidField("The card_id field must be at most %d characters.", maxCardIDLength)
+		if err := validateCardID(req.CardID); err != nil {
+			return err
 		}
 		product = "card_switcher"
 	case req.Transactions != nil:

@@ -50,8 +50,9 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) error {
 		return errInvalidField("The card_id field is required when type = card_switcher.")
 	case req.CardID != nil && typ != session.TypeCardSwitcher && typ != session.TypeVault:
 		return errInvalidField("The card_id field is only allowed when type is card_switcher or vault.")
-	case req.CardID != nil && len(*req.CardID) > maxCardIDLength:
-		return errInvalidField("The card_id field must be at most %d characters.", maxCardIDLength)
+	}
+	if err := validateCardID(req.CardID); err != nil {
+		return err
 	}
 	if req.MerchantID != nil && *req.MerchantID <= 0 {
 		return errInvalidField("The selected merchant_id is invalid.")
@@ -62,7 +63,7 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) error {
 	if err := validatePhone("phone_number", req.PhoneNumber); err != nil {
 		return err
 	}
-	if req.ProcessorToken != nil && (*req.ProcessorToken == "" || len(*req.ProcessorToken) > maxProcessorTokenLength) {
+	if req.ProcessorToken != nil && (*req.ProcessorToken == "" || len(*req.ProcessorToken) > maxProcessorTokenLength || !validText(*req.ProcessorToken)) {
 		return errInvalidField("The processor_token field must be 1 to %d characters.", maxProcessorTokenLength)
 	}
 	if err := validateMetadata(req.Metadata); err != nil {

@@ -82,6 +82,13 @@ func TestCreateSessionValidation(t *testing.T) {
 			{"array", `[1]`, 400, "INVALID_FIELD", "JSON object"},
 			{"two objects", `{"type":"link","external_user_id":"u"} {}`, 400, "INVALID_FIELD", "exactly one"},
 			{"empty", ``, 400, "INVALID_FIELD", "JSON object"},
+			{"wrong case", `{"TYPE": "link", "external_user_id": "u"}`, 400, "INVALID_FIELD", "The TYPE field is not allowed."},
+			{"duplicate key", `{"type": "card_switcher", "type": "link", "external_user_id": "u"}`, 400, "INVALID_FIELD", "The type field appears more than once."},
+			{"duplicate nested key", `{"type": "link", "external_user_id": "u", "metadata": {"k": "1", "k": "2"}}`, 400, "INVALID_FIELD", "The metadata.k field appears more than once."},
+			{"NUL in user", map[string]any{"type": "link", "external_user_id": "u\x00x"}, 400, "INVALID_FIELD", "without NUL"},
+			{"invalid UTF-8 in user", "{\"type\": \"link\", \"external_user_id\": \"u\xffx\"}", 400, "INVALID_FIELD", "valid UTF-8"},
+			{"NUL in card", map[string]any{"type": "vault", "external_user_id": "u", "card_id": "c\x00"}, 400, "INVALID_FIELD", "card_id"},
+			{"NUL in metadata", map[string]any{"type": "link", "external_user_id": "u", "metadata": map[string]string{"k": "a\x00b"}}, 400, "INVALID_FIELD", "metadata.k"},
 		}
 		for _, tc := range cases {
 			resp := h.do("POST", "/session/create", tc.body, nil)

@@ -304,8 +304,11 @@ func TestEvents(t *testing.T) {
 		newClient(t, st, "b")
 		u := newUser(t, st, "a", "user-1")
 		ext := "user-1"
+		// The payload keeps its exact bytes (key order, spacing): deliveries
+		// and their signatures depend on it.
+		payload := `{"event": "ACCOUNT_LOGIN_REQUIRED",  "b":1,"a":2}`
 		ev, err := st.EventInsert(ctx, &store.EventInsertParams{ID: uuid.NewString(), ClientID: "a", UserID: &u.ID,
-			ExternalUserID: &ext, Type: "ACCOUNT_LOGIN_REQUIRED", Sequence: 1, Payload: json.RawMessage(`{"event": "ACCOUNT_LOGIN_REQUIRED"}`), CreatedAt: t0})
+			ExternalUserID: &ext, Type: "ACCOUNT_LOGIN_REQUIRED", Sequence: 1, Payload: json.RawMessage(payload), CreatedAt: t0})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -313,9 +316,8 @@ func TestEvents(t *testing.T) {
 		if err != nil || len(list) != 1 || list[0].ID != ev.ID || list[0].Type != "ACCOUNT_LOGIN_REQUIRED" {
 			t.Fatalf("list = %v %+v", err, list)
 		}
-		var payload map[string]string
-		if err := json.Unmarshal(list[0].Payload, &payload); err != nil || payload["event"] != "ACCOUNT_LOGIN_REQUIRED" {
-			t.Fatalf("payload = %s", list[0].Payload)
+		if string(list[0].Payload) != payload {
+			t.Fatalf("payload changed: %s", list[0].Payload)
 		}
 		if l, _ := st.EventList(ctx, &store.EventListParams{ClientID: "b"}); len(l) != 0 {
 			t.Fatalf("tenant b sees tenant a's events")

@@ -39,7 +39,7 @@ CREATE TABLE sessions (
     email                  text,
     phone_number           text,
     processor_token_sealed bytea,
-    metadata               jsonb,
+    metadata               json, -- json, not jsonb: kept byte for byte
     created_at             timestamptz NOT NULL,
     expires_at             timestamptz NOT NULL
 );
@@ -78,7 +78,7 @@ CREATE TABLE events (
     external_user_id text,
     type             text NOT NULL,
     sequence         bigint NOT NULL,
-    payload          jsonb NOT NULL,
+    payload          json NOT NULL, -- json, not jsonb: every delivery sends the same bytes
     created_at       timestamptz NOT NULL
 );
 CREATE INDEX events_client_created ON events (client_id, created_at);
@@ -94,7 +94,7 @@ CREATE TRIGGER events_append_only BEFORE UPDATE ON events
 -- RSA key pairs for card data JWE; the private key is sealed.
 CREATE TABLE jwe_keys (
     kid            text PRIMARY KEY,
-    public_jwk     jsonb NOT NULL,
+    public_jwk     json NOT NULL,
     private_sealed bytea NOT NULL,
     created_at     timestamptz NOT NULL,
     retires_at     timestamptz

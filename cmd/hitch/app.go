@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -103,6 +104,10 @@ func newApp(ctx context.Context, cfg *config.Config, logOut io.Writer) (*app, er
 	if err != nil {
 		return nil, err
 	}
+	if err := checkMasterKey(ctx, st, box); err != nil {
+		st.Close()
+		return nil, err
+	}
 	return &app{
 		cfg:        cfg,
 		log:        newLogger(cfg, logOut),
@@ -115,6 +120,23 @@ func newApp(ctx context.Context, cfg *config.Config, logOut io.Writer) (*app, er
 		keys:       card.NewKeys(st, box, now),
 		now:        now,
 	}, nil
+}
+
+const masterKeyCheckPurpose = "master_key_check"
+
+// checkMasterKey fails when the database was first used with another master
+// key: its sealed secrets could not be opened, and it is better to say so at
+// start than on the first webhook or card.
+func checkMasterKey(ctx context.Context, st store.Store, box *seal.Box) error {
+	stored, err := st.MasterKeyCheck(ctx, box.Seal([]byte("hitch"), masterKeyCheckPurpose))
+	if err != nil {
+		return err
+	}
+	if _, err := box.Open(stored, masterKeyCheckPurpose); err != nil {
+		return errors.New("the master key (HITCH_MASTER_KEY, or <data-dir>/master.key in development) " +
+			"is not the one this database was first used with")
+	}
+	return nil
 }
 
 func (a *app) Close() error { return a.store.Close() }

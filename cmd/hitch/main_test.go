@@ -103,7 +103,7 @@ func TestClientsCommands(t *testing.T) {
 			if code, _, stderr := cli(t, env, "clients", "create", "--name", "Prod", "--env", "production"); code != 2 || !strings.Contains(stderr, "HITCH_MASTER_KEY") {
 				t.Fatalf("create production without a master key: %d %q", code, stderr)
 			}
-			prodEnv := append([]string{"HITCH_MASTER_KEY=" + strings.Repeat("ab", 32)}, env...)
+			prodEnv := append([]string{"HITCH_MASTER_KEY=" + devMasterKey(t, env)}, env...)
 			code, out, _ = cli(t, prodEnv, "clients", "create", "--name", "Prod", "--env", "production", "--json")
 			if code != 0 || !strings.Contains(out, `"environment": "production"`) {
 				t.Fatalf("create production: %d %q", code, out)
@@ -124,6 +124,12 @@ func TestClientsCommands(t *testing.T) {
 			}
 			if code, out, _ := cli(t, env, "migrate"); code != 0 || !strings.Contains(out, "migration 0001") {
 				t.Fatalf("migrate: %d %q", code, out)
+			}
+			// Another master key than the database was first used with is
+			// refused at start.
+			otherKey := append([]string{"HITCH_MASTER_KEY=" + strings.Repeat("cd", 32)}, env...)
+			if code, _, stderr := cli(t, otherKey, "clients", "list"); code != 1 || !strings.Contains(stderr, "master key") {
+				t.Fatalf("another master key: %d %q", code, stderr)
 			}
 		})
 	}
@@ -245,4 +251,21 @@ func (b *lockedBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// devMasterKey reads the development master key that the first command
+// generated into the data dir of env.
+func devMasterKey(t *testing.T, env []string) string {
+	t.Helper()
+	for _, kv := range env {
+		if dir, ok := strings.CutPrefix(kv, "HITCH_DATA_DIR="); ok {
+			b, err := os.ReadFile(filepath.Join(dir, "master.key"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return strings.TrimSpace(string(b))
+		}
+	}
+	t.Fatal("no HITCH_DATA_DIR")
+	return ""
 }

@@ -91,18 +91,20 @@ func serve(ctx context.Context, cfg *config.Config, _ io.Writer, errOut io.Write
 // client when the database has none, printed once.
 func (a *app) bootstrapDevClient(ctx context.Context, out io.Writer) error {
 	if a.cfg.DevClientID != "" {
-		_, err := a.developers.Get(ctx, a.cfg.DevClientID)
-		if err == nil {
-			return nil
-		}
-		if !errors.Is(err, developer.ErrNotFound) {
+		_, err := a.developers.Create(ctx, developer.CreateParams{Name: "Development", Environment: config.Development,
+			ID: a.cfg.DevClientID, Secret: a.cfg.DevSecret})
+		switch {
+		case err == nil:
+			a.log.Info("created the development client from HITCH_DEV_CLIENT_ID", "client_id", a.cfg.DevClientID)
+		case errors.Is(err, developer.ErrExists): // an earlier start (or another node) made it
+			if _, err := a.developers.Authenticate(ctx, config.Development, a.cfg.DevClientID, a.cfg.DevSecret); err != nil {
+				a.log.Warn("HITCH_DEV_SECRET does not authenticate the existing development client; "+
+					"requests with it will get 401 (rotate with `hitch clients rotate-secret`, or use a fresh data dir)",
+					"client_id", a.cfg.DevClientID)
+			}
+		default:
 			return err
 		}
-		if _, err := a.developers.Create(ctx, developer.CreateParams{Name: "Development", Environment: config.Development,
-			ID: a.cfg.DevClientID, Secret: a.cfg.DevSecret}); err != nil {
-			return err
-		}
-		a.log.Info("created the development client from HITCH_DEV_CLIENT_ID", "client_id", a.cfg.DevClientID)
 		return nil
 	}
 	n, err := a.developers.Count(ctx)
@@ -113,8 +115,8 @@ func (a *app) bootstrapDevClient(ctx context.Context, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	// Printed once, outside the structured log, so that log shipping of a
-	// development box does not carry the secret around.
+	// Printed once, as the development bootstrap asks; production never
+	// prints a secret.
 	fmt.Fprintf(out, "\n  Development credentials (shown once; `hitch clients rotate-secret` makes new ones):\n"+
 		"    client_id: %s\n    secret:    %s\n  Try: curl -u %s:%s %s/accounts/get?external_user_id=user-1\n\n",
 		creds.ClientID, creds.Secret, creds.ClientID, creds.Secret, a.cfg.PublicURL)

@@ -72,6 +72,11 @@ func (k *Keys) Current(ctx context.Context) (*PublicJWK, error) {
 	} else if stored, err = k.generate(ctx, now); err != nil {
 		return nil, err
 	}
+	return k.remember(stored, now)
+}
+
+// remember caches stored as the current key.
+func (k *Keys) remember(stored *store.JWEKey, now time.Time) (*PublicJWK, error) {
 	var jwk PublicJWK
 	if err := json.Unmarshal(stored.PublicJWK, &jwk); err != nil {
 		return nil, fmt.Errorf("card: current key: %w", err)
@@ -98,12 +103,24 @@ func (k *Keys) generate(ctx context.Context, now time.Time) (*store.JWEKey, erro
 		KID:           jwk.Kid,
 		PublicJWK:     public,
 		PrivateSealed: k.box.Seal(der, "jwe_key:"+jwk.Kid),
+		Bootstrap:     true,
 		CreatedAt:     now,
 	})
-	if errors.Is(err, store.ErrConflict) { // astronomically unlikely: same thumbprint
+	if errors.Is(err, store.ErrConflict) {
+		// Another node made the first key at the same time: use theirs.
+		keys, err := k.store.JWEKeyListUsable(ctx, now)
+		if err != nil {
+			return nil, fmt.Errorf("card: generate key: %w", err)
+		}
+		if len(keys) == 0 {
+			return nil, errors.New("card: generate key: the bootstrap key exists but is not usable")
+		}
+		return keys[0], nil
+	}
+	if err != nil {
 		return nil, fmt.Errorf("card: generate key: %w", err)
 	}
-	return key, err
+	return key, nil
 }
 
 // publicJWK describes pub as an encryption JWK whose kid is its RFC 7638

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/url"
 	"path/filepath"
@@ -272,7 +273,7 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("invalid --public-url %q (HITCH_PUBLIC_URL): want an http(s) URL", c.PublicURL)
 	}
 	c.PublicURL = strings.TrimRight(c.PublicURL, "/")
-	if c.RateLimit < 0 {
+	if c.RateLimit < 0 || math.IsNaN(c.RateLimit) || math.IsInf(c.RateLimit, 0) {
 		return fmt.Errorf("invalid --rate-limit %v (HITCH_RATE_LIMIT): must be 0 or more", c.RateLimit)
 	}
 	if c.RateBurst < 1 {
@@ -290,8 +291,8 @@ func (c *Config) Validate() error {
 	if (c.DevClientID == "") != (c.DevSecret == "") {
 		return errors.New("HITCH_DEV_CLIENT_ID and HITCH_DEV_SECRET must be set together")
 	}
-	if c.DevSecret != "" && len(c.DevSecret) < 32 {
-		return errors.New("invalid HITCH_DEV_SECRET: must be at least 32 characters")
+	if c.DevSecret != "" && (len(c.DevSecret) < 32 || len(c.DevSecret) > 256) {
+		return errors.New("invalid HITCH_DEV_SECRET: must be 32 to 256 characters")
 	}
 	return nil
 }

@@ -31,6 +31,9 @@ var ErrInvalidCredentials = errors.New("developer: invalid client_id or secret")
 // ErrNotFound is returned for an unknown client_id.
 var ErrNotFound = errors.New("developer: client not found")
 
+// ErrExists is returned when creating a client whose id is taken.
+var ErrExists = errors.New("developer: client already exists")
+
 // SecretPrefix starts every generated secret, so that secret scanners can
 // recognise a leaked one.
 const SecretPrefix = "hsk_"
@@ -40,6 +43,9 @@ const SecretPrefix = "hsk_"
 const authCacheTTL = 30 * time.Second
 
 var clientIDPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{8,64}$`)
+
+// maxSecretLength bounds secrets (generated ones are 47 characters).
+const maxSecretLength = 256
 
 // Credentials are a client's id and secret, as shown to its owner once.
 type Credentials struct {
@@ -91,8 +97,8 @@ func (s *Service) Create(ctx context.Context, p CreateParams) (*Credentials, err
 	}
 	if p.Secret == "" {
 		p.Secret = NewSecret()
-	} else if len(p.Secret) < 32 {
-		return nil, errors.New("developer: secret must be at least 32 characters")
+	} else if len(p.Secret) < 32 || len(p.Secret) > maxSecretLength {
+		return nil, fmt.Errorf("developer: secret must be 32 to %d characters", maxSecretLength)
 	}
 	now := s.now().UTC()
 	err := s.store.InTx(ctx, func(ex store.Executor) error {
@@ -103,7 +109,7 @@ func (s *Service) Create(ctx context.Context, p CreateParams) (*Credentials, err
 	})
 	if err != nil {
 		if errors.Is(err, store.ErrConflict) {
-			return nil, fmt.Errorf("developer: client %s already exists", p.ID)
+			return nil, fmt.Errorf("%w: %s", ErrExists, p.ID)
 		}
 		return nil, err
 	}
@@ -188,7 +194,7 @@ func (s *Service) Get(ctx context.Context, clientID string) (*store.Client, erro
 // Verified pairs are cached for at most authCacheTTL (and never past the
 // secret's own expiry), so most requests cost no database read.
 func (s *Service) Authenticate(ctx context.Context, environment, clientID, secret string) (*store.Client, error) {
-	if clientID == "" || secret == "" || len(clientID) > 64 || len(secret) > 256 {
+	if !clientIDPattern.MatchString(clientID) || secret == "" || len(secret) > maxSecretLength {
 		return nil, ErrInvalidCredentials
 	}
 	key := cacheKey(clientID, secret)

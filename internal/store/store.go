@@ -86,9 +86,15 @@ type Executor interface {
 	EventInsert(ctx context.Context, params *EventInsertParams) (*Event, error)
 	EventList(ctx context.Context, params *EventListParams) ([]*Event, error)
 
+	// JWEKeyInsert stores a key; ErrConflict when Bootstrap is set and a
+	// bootstrap key exists already.
 	JWEKeyInsert(ctx context.Context, params *JWEKeyInsertParams) (*JWEKey, error)
 	// JWEKeyListUsable lists keys not retired at now, newest first.
 	JWEKeyListUsable(ctx context.Context, now time.Time) ([]*JWEKey, error)
+
+	// MasterKeyCheck stores sealed as the database's master key check value
+	// unless one exists, and returns the stored one.
+	MasterKeyCheck(ctx context.Context, sealed []byte) ([]byte, error)
 }
 
 // Client is a developer account (a tenant).
@@ -289,5 +295,7 @@ type JWEKeyInsertParams struct {
 	KID           string
 	PublicJWK     json.RawMessage
 	PrivateSealed []byte
-	CreatedAt     time.Time
+	// Bootstrap marks the database's first key; only one can exist.
+	Bootstrap bool
+	CreatedAt time.Time
 }

@@ -387,8 +387,8 @@ func (e *executor) EventList(ctx context.Context, p *store.EventListParams) ([]*
 // JWE keys
 
 func (e *executor) JWEKeyInsert(ctx context.Context, p *store.JWEKeyInsertParams) (*store.JWEKey, error) {
-	_, err := e.conn.Exec(ctx, `INSERT INTO jwe_keys (kid, public_jwk, private_sealed, created_at) VALUES ($1, $2, $3, $4)`,
-		p.KID, jsonArg(p.PublicJWK), p.PrivateSealed, e.ts(p.CreatedAt))
+	_, err := e.conn.Exec(ctx, `INSERT INTO jwe_keys (kid, public_jwk, private_sealed, bootstrap, created_at) VALUES ($1, $2, $3, $4, $5)`,
+		p.KID, jsonArg(p.PublicJWK), p.PrivateSealed, p.Bootstrap, e.ts(p.CreatedAt))
 	if err != nil {
 		return nil, e.wrap("jwe key: insert", err)
 	}
@@ -410,6 +410,17 @@ func (e *executor) JWEKeyListUsable(ctx context.Context, now time.Time) ([]*stor
 		k.PublicJWK = json.RawMessage(jwk)
 		return &k, nil
 	}, e, "jwe key: list usable")
+}
+
+func (e *executor) MasterKeyCheck(ctx context.Context, sealed []byte) ([]byte, error) {
+	if _, err := e.conn.Exec(ctx, `INSERT INTO master_key_check (id, sealed) VALUES (1, $1) ON CONFLICT (id) DO NOTHING`, sealed); err != nil {
+		return nil, e.wrap("master key check", err)
+	}
+	var stored []byte
+	if err := e.conn.QueryRow(ctx, `SELECT sealed FROM master_key_check WHERE id = 1`).Scan(&stored); err != nil {
+		return nil, e.wrap("master key check", err)
+	}
+	return stored, nil
 }
 
 // collect reads every row with scan and closes rows.

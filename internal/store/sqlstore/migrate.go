@@ -54,8 +54,8 @@ const createMigrationsTable = `CREATE TABLE IF NOT EXISTS hitch_migrations (
 
 // Migrate applies every pending migration, each in its own transaction.
 func (db *DB) Migrate(ctx context.Context) error {
-	if _, err := db.drv.Exec(ctx, createMigrationsTable); err != nil {
-		return fmt.Errorf("migrate: create table: %w", err)
+	if err := db.createMigrationsTable(ctx); err != nil {
+		return err
 	}
 	for _, m := range db.migrations {
 		if err := db.apply(ctx, m); err != nil {
@@ -63,6 +63,25 @@ func (db *DB) Migrate(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// createMigrationsTable creates the bookkeeping table under the migration
+// lock, so that nodes starting together do not race on creating it.
+func (db *DB) createMigrationsTable(ctx context.Context) error {
+	tx, err := db.drv.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("migrate: begin: %w", err)
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck // a no-op after Commit
+	if lock := db.drv.MigrationLockSQL(); lock != "" {
+		if _, err := tx.Exec(ctx, lock); err != nil {
+			return fmt.Errorf("migrate: lock: %w", err)
+		}
+	}
+	if _, err := tx.Exec(ctx, createMigrationsTable); err != nil {
+		return fmt.Errorf("migrate: create table: %w", err)
+	}
+	return tx.Commit(ctx)
 }
 
 func (db *DB) apply(ctx context.Context, m migration) error {

@@ -91,11 +91,22 @@ $$;
 CREATE TRIGGER events_append_only BEFORE UPDATE ON events
     FOR EACH ROW EXECUTE FUNCTION events_append_only();
 
--- RSA key pairs for card data JWE; the private key is sealed.
+-- RSA key pairs for card data JWE; the private key is sealed. The first key
+-- is marked bootstrap, and only one such key can exist, so that nodes
+-- starting together on an empty database agree on one key.
 CREATE TABLE jwe_keys (
     kid            text PRIMARY KEY,
     public_jwk     json NOT NULL,
     private_sealed bytea NOT NULL,
+    bootstrap      boolean NOT NULL DEFAULT false,
     created_at     timestamptz NOT NULL,
     retires_at     timestamptz
+);
+CREATE UNIQUE INDEX jwe_keys_one_bootstrap ON jwe_keys (bootstrap) WHERE bootstrap;
+
+-- A value sealed under the master key when the database was first used: a
+-- process started with another key fails at start instead of later.
+CREATE TABLE master_key_check (
+    id     integer PRIMARY KEY CHECK (id = 1),
+    sealed bytea NOT NULL
 );

@@ -91,10 +91,21 @@ BEGIN
 END;
 
 -- RSA key pairs for card data JWE; the private key is sealed.
+-- The first key is marked bootstrap, and only one such key can exist, so
+-- that nodes starting together on an empty database agree on one key.
 CREATE TABLE jwe_keys (
     kid            TEXT PRIMARY KEY,
     public_jwk     TEXT NOT NULL,
     private_sealed BLOB NOT NULL,
+    bootstrap      INTEGER NOT NULL DEFAULT 0,
     created_at     INTEGER NOT NULL,
     retires_at     INTEGER
+);
+CREATE UNIQUE INDEX jwe_keys_one_bootstrap ON jwe_keys (bootstrap) WHERE bootstrap = 1;
+
+-- A value sealed under the master key when the database was first used: a
+-- process started with another key fails at start instead of later.
+CREATE TABLE master_key_check (
+    id     INTEGER PRIMARY KEY CHECK (id = 1),
+    sealed BLOB NOT NULL
 );

@@ -155,6 +155,6 @@ func (a *app) apiServer() *api.Server {
 		RateLimit:  a.cfg.RateLimit,
 		RateBurst:  a.cfg.RateBurst,
 		OpenAPI:    hitch.OpenAPI,
-		Now:        a.now,
+		Now:        time.Now, // the rate limiter wants the monotonic clock
 	})
 }

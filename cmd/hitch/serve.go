@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"sync"
 	"time"
 
 	"github.com/hitchdev/hitch/internal/config"
@@ -37,11 +38,13 @@ func serve(ctx context.Context, cfg *config.Config, _ io.Writer, errOut io.Write
 	}
 	// Make the first JWE key off the start-up path: RSA generation takes
 	// tens of milliseconds, and GET /jwe/key waits for it if it comes first.
-	go func() {
+	var background sync.WaitGroup
+	defer background.Wait() // before the store closes
+	background.Go(func() {
 		if _, err := a.keys.Current(context.WithoutCancel(ctx)); err != nil {
 			a.log.Error("preparing the JWE key failed", "error", err)
 		}
-	}()
+	})
 
 	if cfg.DebugAddr != "" {
 		if err := serveDebug(ctx, cfg.DebugAddr, a); err != nil {
@@ -147,7 +150,7 @@ func serveDebug(ctx context.Context, addr string, a *app) error {
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /debug/pprof/", pprof.Index)
-	mux.HandleFunc("GET /debug/pprof/cmdline", pprof.Cmdline)
+	// No /debug/pprof/cmdline: the command line can hold --database-url.
 	mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("GET /debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("GET /debug/pprof/trace", pprof.Trace)

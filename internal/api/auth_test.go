@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestAuthentication(t *testing.T) {
@@ -59,4 +60,38 @@ func basic(user, pass string) string {
 	r, _ := http.NewRequest("GET", "/", nil)
 	r.SetBasicAuth(user, pass)
 	return r.Header.Get("Authorization")
+}
+
+// Failed authentications are throttled per client IP, so that bad
+// credentials cannot make every request a database read; credentials
+// verified recently keep working meanwhile.
+func TestFailedAuthenticationThrottled(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, h *harness) {
+		if resp := h.do("GET", "/jwe/key", nil, nil); resp.status != 200 { // verified, now cached
+			t.Fatalf("valid: %d", resp.status)
+		}
+		bad := http.Header{"Authorization": {basic(h.clientID, "hsk_wrong_secret_wrong_secret_wrong_secret")}}
+		for i := 0; i < 20; i++ {
+			if resp := h.do("GET", "/jwe/key", nil, bad); resp.status != 401 {
+				t.Fatalf("failure %d: %d", i, resp.status)
+			}
+		}
+		resp := h.do("GET", "/jwe/key", nil, bad)
+		if resp.status != 429 || resp.header.Get("Retry-After") != "1" {
+			t.Fatalf("21st failure: %d Retry-After %q", resp.status, resp.header.Get("Retry-After"))
+		}
+		if resp := h.do("GET", "/jwe/key", nil, nil); resp.status != 200 {
+			t.Fatalf("cached credentials while throttled: %d", resp.status)
+		}
+		other := h.newDeveloper("development")
+		fresh := http.Header{"Authorization": {basic(other.ClientID, other.Secret)}}
+		if resp := h.do("GET", "/jwe/key", nil, fresh); resp.status != 429 {
+			t.Fatalf("unverified credentials while throttled: %d", resp.status)
+		}
+		h.clock.Advance(time.Second)
+		if resp := h.do("GET", "/jwe/key", nil, fresh); resp.status != 200 {
+			t.Fatalf("after a second: %d", resp.status)
+		}
+	})
 }

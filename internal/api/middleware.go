@@ -44,14 +44,21 @@ func (s *Server) withRequestID(next http.Handler) http.Handler {
 			id = newRequestID()
 		}
 		w.Header().Set("X-Request-Id", id)
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id)))
+	})
+}
+
+// withVersion answers in the only API version there is, and refuses a
+// request for another one.
+func (s *Server) withVersion(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Knot-Version", APIVersion)
-		ctx := context.WithValue(r.Context(), requestIDKey{}, id)
 		if v := r.Header.Get("Knot-Version"); v != "" && v != APIVersion {
-			writeError(w, r.WithContext(ctx), s.Logger, &Error{Status: http.StatusBadRequest, Type: TypeInvalidRequest,
+			writeError(w, r, s.Logger, &Error{Status: http.StatusBadRequest, Type: TypeInvalidRequest,
 				Code: CodeInvalidField, Message: fmt.Sprintf("The Knot-Version header must be %s.", APIVersion)})
 			return
 		}
-		next.ServeHTTP(w, r.WithContext(ctx))
+		next.ServeHTTP(w, r)
 	})
 }
 
@@ -135,7 +142,7 @@ func (r *statusRecorder) Write(b []byte) (int, error) {
 
 func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
 
-// limiter is a token bucket per client, on this node.
+// limiter is a token bucket per key (client or IP), on this node.
 type limiter struct {
 	rate  float64
 	burst float64
@@ -154,22 +161,49 @@ func newLimiter(rate float64, burst int, now func() time.Time) *limiter {
 	return &limiter{rate: rate, burst: float64(burst), now: now, buckets: map[string]*bucket{}}
 }
 
+// maxBuckets bounds the limiter's memory; past it, full buckets (keys idle
+// long enough to refill) are forgotten.
+const maxBuckets = 100_000
+
 // allow takes a token for key, or reports how many seconds until one is
 // available.
 func (l *limiter) allow(key string) (bool, int) {
+	return l.take(key, true)
+}
+
+// peek reports whether key has a token, without taking it.
+func (l *limiter) peek(key string) (bool, int) {
+	return l.take(key, false)
+}
+
+func (l *limiter) take(key string, consume bool) (bool, int) {
 	now := l.now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	b, ok := l.buckets[key]
 	if !ok {
+		if len(l.buckets) >= maxBuckets {
+			l.prune(now)
+		}
 		b = &bucket{tokens: l.burst, last: now}
 		l.buckets[key] = b
 	}
-	b.tokens = math.Min(l.burst, b.tokens+now.Sub(b.last).Seconds()*l.rate)
+	b.tokens = math.Min(l.burst, b.tokens+max(0, now.Sub(b.last).Seconds())*l.rate)
 	b.last = now
 	if b.tokens >= 1 {
-		b.tokens--
+		if consume {
+			b.tokens--
+		}
 		return true, 0
 	}
 	return false, int(math.Ceil((1 - b.tokens) / l.rate))
+}
+
+// prune forgets buckets that have refilled.
+func (l *limiter) prune(now time.Time) {
+	for k, b := range l.buckets {
+		if b.tokens+now.Sub(b.last).Seconds()*l.rate >= l.burst {
+			delete(l.buckets, k)
+		}
+	}
 }

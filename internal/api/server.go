@@ -7,7 +7,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
+	"net"
 	"net/http"
 	"strconv"
 	"sync"
@@ -46,7 +48,10 @@ type Server struct {
 	mux      *http.ServeMux
 	patterns []string
 	limiter  *limiter
-	handler  http.Handler
+	// authFailures throttles failed authentications per client IP, so that
+	// bad credentials cannot make every request a database read.
+	authFailures *limiter
+	handler      http.Handler
 }
 
 // New builds the server and its routes.
@@ -55,8 +60,9 @@ func New(d Deps) *Server {
 	if d.RateLimit > 0 {
 		s.limiter = newLimiter(d.RateLimit, d.RateBurst, d.Now)
 	}
+	s.authFailures = newLimiter(authFailureRate, authFailureBurst, d.Now)
 	s.routes()
-	s.handler = s.withRequestID(s.withAccessLog(s.withRecover(s.dispatch())))
+	s.handler = s.withRequestID(s.withAccessLog(s.withVersion(s.withRecover(s.dispatch()))))
 	return s
 }
 
@@ -75,6 +81,12 @@ func (s *Server) public(h handlerFunc) http.Handler {
 	})
 }
 
+// Failed authentications allowed per client IP: a burst, then one a second.
+const (
+	authFailureBurst = 20
+	authFailureRate  = 1
+)
+
 // authed adapts a handler that needs a developer's Basic credentials of this
 // deployment's environment, and applies the client's rate limit.
 func (s *Server) authed(h handlerFunc) http.Handler {
@@ -83,9 +95,19 @@ func (s *Server) authed(h handlerFunc) http.Handler {
 		if !ok {
 			return errInvalidCredentials()
 		}
-		client, err := s.Developers.Authenticate(r.Context(), s.Env, id, secret)
-		if err != nil {
-			return err
+		client, ok := s.Developers.Cached(s.Env, id, secret)
+		if !ok {
+			ip := clientIP(r)
+			if ok, retry := s.authFailures.peek(ip); !ok {
+				return errRateLimited(retry)
+			}
+			var err error
+			if client, err = s.Developers.Authenticate(r.Context(), s.Env, id, secret); err != nil {
+				if errors.Is(err, developer.ErrInvalidCredentials) {
+					s.authFailures.allow(ip)
+				}
+				return err
+			}
 		}
 		if s.limiter != nil {
 			if ok, retry := s.limiter.allow(client.ID); !ok {
@@ -95,6 +117,15 @@ func (s *Server) authed(h handlerFunc) http.Handler {
 		setLogClient(r.Context(), client.ID)
 		return h(w, r.WithContext(withClient(r.Context(), client)))
 	})
+}
+
+// clientIP is the address the request came from (the proxy's, behind one).
+func clientIP(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
 }
 
 type clientKey struct{}

@@ -194,30 +194,36 @@ func (s *Service) Get(ctx context.Context, clientID string) (*store.Client, erro
 // Verified pairs are cached for at most authCacheTTL (and never past the
 // secret's own expiry), so most requests cost no database read.
 func (s *Service) Authenticate(ctx context.Context, environment, clientID, secret string) (*store.Client, error) {
+	if client, ok := s.Cached(environment, clientID, secret); ok {
+		return client, nil
+	}
 	if !clientIDPattern.MatchString(clientID) || secret == "" || len(secret) > maxSecretLength {
 		return nil, ErrInvalidCredentials
 	}
-	key := cacheKey(clientID, secret)
 	now := s.now()
-	s.mu.Lock()
-	entry, ok := s.cache[key]
-	s.mu.Unlock()
-	if ok && now.Before(entry.expires) {
-		if entry.client.Environment != environment {
-			return nil, ErrInvalidCredentials
-		}
-		return entry.client, nil
-	}
-
 	client, expires, err := s.verify(ctx, clientID, secret, now)
 	if err != nil {
 		return nil, err
 	}
-	s.remember(key, cacheEntry{client: client, expires: expires}, now)
+	s.remember(cacheKey(clientID, secret), cacheEntry{client: client, expires: expires}, now)
 	if client.Environment != environment {
 		return nil, ErrInvalidCredentials
 	}
 	return client, nil
+}
+
+// Cached authenticates from the cache alone: ok is false when the pair was
+// not verified recently (it may still be valid). It never reads the
+// database, so callers can throttle the uncached path.
+func (s *Service) Cached(environment, clientID, secret string) (*store.Client, bool) {
+	key := cacheKey(clientID, secret)
+	s.mu.Lock()
+	entry, ok := s.cache[key]
+	s.mu.Unlock()
+	if !ok || !s.now().Before(entry.expires) || entry.client.Environment != environment {
+		return nil, false
+	}
+	return entry.client, true
 }
 
 // verify checks the secret against every live secret of the client in

@@ -34,6 +34,13 @@ func Open(ctx context.Context, path string) (*sqlstore.DB, error) {
 			return nil, fmt.Errorf("sqlite: create directory: %w", err)
 		}
 	}
+	// Create the file readable by its owner only; SQLite gives the -wal and
+	// -shm files the database file's mode.
+	if f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600); err == nil {
+		f.Close()
+	} else if !errors.Is(err, os.ErrExist) {
+		return nil, fmt.Errorf("sqlite: create database file: %w", err)
+	}
 	pragmas := url.Values{}
 	for _, p := range []string{
 		"journal_mode(WAL)",

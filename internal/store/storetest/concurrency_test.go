@@ -19,24 +19,24 @@ import (
 func TestConcurrentMigrate(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
+	// open returns a function opening one more unmigrated store on a fresh
+	// database of the backend.
 	openers := map[string]func(t *testing.T) func() (store.Store, error){
 		"sqlite": func(t *testing.T) func() (store.Store, error) {
 			path := filepath.Join(t.TempDir(), "hitch.db")
 			return func() (store.Store, error) { return sqlite.Open(ctx, path) }
 		},
-	}
-	if storetest.PostgresURL() != "" {
-		openers["postgres"] = func(t *testing.T) func() (store.Store, error) {
+		"postgres": func(t *testing.T) func() (store.Store, error) {
 			schema := storetest.NewSchema(t, storetest.PostgresURL())
 			return func() (store.Store, error) {
 				return postgres.Open(ctx, storetest.PostgresURL(), postgres.Options{Schema: schema, MaxConns: 2})
 			}
-		}
+		},
 	}
-	for name, opener := range openers {
-		t.Run(name, func(t *testing.T) {
+	for _, backend := range storetest.Backends(t) {
+		t.Run(backend.Name, func(t *testing.T) {
 			t.Parallel()
-			open := opener(t)
+			open := openers[backend.Name](t)
 			const nodes = 4
 			var wg sync.WaitGroup
 			errs := make(chan error, nodes)

@@ -121,7 +121,7 @@ func (a *app) bootstrapDevClient(ctx context.Context, out io.Writer) error {
 	// Printed once, as the development bootstrap asks; production never
 	// prints a secret.
 	fmt.Fprintf(out, "\n  Development credentials (shown once; `hitch clients rotate-secret` makes new ones):\n"+
-		"    client_id: %s\n    secret:    %s\n  Try: curl -u %s:%s %s/accounts/get?external_user_id=user-1\n\n",
+		"    client_id: %s\n    secret:    %s\n  Try: curl -u %s:%s -H 'Content-Type: application/json' -d '{\"type\": \"link\", \"search\": \"uber\"}' %s/merchant/list\n\n",
 		creds.ClientID, creds.Secret, creds.ClientID, creds.Secret, a.cfg.PublicURL)
 	return nil
 }

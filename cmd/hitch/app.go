@@ -144,7 +144,6 @@ func (a *app) Close() error { return a.store.Close() }
 func (a *app) apiServer() *api.Server {
 	return api.New(api.Deps{
 		Env:        a.cfg.Env,
-		PublicURL:  a.cfg.PublicURL,
 		Store:      a.store,
 		Developers: a.developers,
 		Sessions:   a.sessions,

@@ -62,7 +62,7 @@ func run(ctx context.Context, args, environ []string, out, errOut io.Writer) int
 	cmd, rest, ok := findCommand(args)
 	if !ok {
 		fmt.Fprintf(errOut, "hitch: unknown command %q\n\n", strings.Join(leadingWords(args), " "))
-		usage(errOut, nil)
+		usage(errOut)
 		return 2
 	}
 	getenv := lookupIn(environ)
@@ -97,9 +97,6 @@ func findCommand(args []string) (command, []string, bool) {
 			return c, args[len(words):], true
 		}
 	}
-	if len(words) == 1 && (words[0] == "help" || words[0] == "-h") {
-		return command{}, nil, false
-	}
 	return command{}, nil, false
 }
 
@@ -114,7 +111,7 @@ func leadingWords(args []string) []string {
 	return words
 }
 
-func usage(w io.Writer, _ []string) {
+func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: hitch <command> [flags]")
 	fmt.Fprintln(w, "\ncommands:")
 	for _, c := range commands {

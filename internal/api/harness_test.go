@@ -111,7 +111,6 @@ func newHarness(t *testing.T, st store.Store, opts ...func(*harnessOptions)) *ha
 	publicURL := "http://" + srv.Listener.Addr().String()
 	h.server = api.New(api.Deps{
 		Env:        o.env,
-		PublicURL:  publicURL,
 		Store:      st,
 		Developers: h.developers,
 		Sessions:   session.NewService(st, box, catalog, clk.Now),

@@ -26,7 +26,6 @@ import (
 // Deps are what the API is built from, wired once in main.
 type Deps struct {
 	Env        string // development or production
-	PublicURL  string
 	Store      store.Store
 	Developers *developer.Service
 	Sessions   *session.Service

@@ -72,11 +72,6 @@ func (k *Keys) Current(ctx context.Context) (*PublicJWK, error) {
 	} else if stored, err = k.generate(ctx, now); err != nil {
 		return nil, err
 	}
-	return k.remember(stored, now)
-}
-
-// remember caches stored as the current key.
-func (k *Keys) remember(stored *store.JWEKey, now time.Time) (*PublicJWK, error) {
 	var jwk PublicJWK
 	if err := json.Unmarshal(stored.PublicJWK, &jwk); err != nil {
 		return nil, fmt.Errorf("card: current key: %w", err)

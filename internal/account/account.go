@@ -62,17 +62,42 @@ type Service struct {
 	catalog   *merchant.Catalog
 	publicURL string
 	now       func() time.Time
+	// refs holds each catalog merchant as accounts show it, built once:
+	// listing accounts is the hottest read and must not rebuild them.
+	refs map[int64]MerchantRef
 }
 
 // NewService returns a Service. publicURL prefixes merchant logo paths.
 func NewService(st store.Store, catalog *merchant.Catalog, publicURL string, now func() time.Time) *Service {
-	return &Service{store: st, catalog: catalog, publicURL: publicURL, now: now}
+	s := &Service{store: st, catalog: catalog, publicURL: publicURL, now: now}
+	all := catalog.All()
+	s.refs = make(map[int64]MerchantRef, len(all))
+	for _, m := range all {
+		s.refs[m.ID] = MerchantRef{ID: m.ID, Name: m.Name, Logo: publicURL + merchant.LogoPath(m.ID)}
+	}
+	return s
+}
+
+// MerchantRef is a merchant as an account or event names it.
+type MerchantRef struct {
+	ID   int64
+	Name string
+	Logo string
+}
+
+// Merchant returns the reference of a merchant id. An id that left the
+// catalog keeps its id and its logo path, with no name.
+func (s *Service) Merchant(id int64) MerchantRef {
+	if ref, ok := s.refs[id]; ok {
+		return ref
+	}
+	return MerchantRef{ID: id, Logo: s.LogoURL(id)}
 }
 
 // Account is a merchant account with its merchant.
 type Account struct {
 	*store.Account
-	Merchant *merchant.Merchant
+	Merchant MerchantRef
 }
 
 // LogoURL is the absolute URL of a merchant's logo.
@@ -87,8 +112,7 @@ func (s *Service) user(ctx context.Context, ex store.Executor, clientID, externa
 }
 
 func (s *Service) withMerchant(a *store.Account) *Account {
-	m, _ := s.catalog.Get(a.MerchantID)
-	return &Account{Account: a, Merchant: m}
+	return &Account{Account: a, Merchant: s.Merchant(a.MerchantID)}
 }
 
 // List returns the user's linked accounts. product selects whose lifecycle
@@ -181,11 +205,11 @@ func (s *Service) Disconnect(ctx context.Context, clientID, externalUserID strin
 }
 
 func (s *Service) eventMerchant(id int64) *event.Merchant {
-	m, ok := s.catalog.Get(id)
+	ref, ok := s.refs[id]
 	if !ok {
 		return &event.Merchant{ID: id}
 	}
-	return &event.Merchant{ID: m.ID, Name: m.Name, Logo: s.LogoURL(m.ID)}
+	return &event.Merchant{ID: ref.ID, Name: ref.Name, Logo: ref.Logo}
 }
 
 // LinkParams describe a successful login that links an account.

@@ -35,10 +35,7 @@ type accountJSON struct {
 
 func (s *Server) renderAccount(a *account.Account) accountJSON {
 	var out accountJSON
-	out.Merchant = merchantRef{ID: a.MerchantID, Logo: s.Accounts.LogoURL(a.MerchantID)}
-	if a.Merchant != nil {
-		out.Merchant.Name = a.Merchant.Name
-	}
+	out.Merchant = merchantRef(a.Merchant)
 	out.Connection.Status = a.ConnectionStatus
 	out.Connection.Scopes = make([]scopeJSON, len(a.Scopes))
 	for i, sc := range a.Scopes {

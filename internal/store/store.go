@@ -70,7 +70,9 @@ type Executor interface {
 	// and reconnects one that exists (unlinked or disconnected).
 	AccountLink(ctx context.Context, params *AccountLinkParams) (*Account, error)
 	// AccountList lists the user's linked accounts, with the lifecycle of
-	// product (or of the most recent attempt of any product when empty).
+	// product (or of the most recent attempt of any product when empty), in
+	// link order. It leaves ID and UserID empty: it is the hottest read, and
+	// listing does not use them.
 	AccountList(ctx context.Context, params *AccountListParams) ([]*Account, error)
 	// AccountGet returns one linked account, as AccountList does.
 	AccountGet(ctx context.Context, params *AccountGetParams) (*Account, error)

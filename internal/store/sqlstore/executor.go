@@ -212,9 +212,10 @@ func (e *executor) SessionUpdateExpiry(ctx context.Context, p *store.SessionUpda
 
 // Accounts
 
-// accountColumns read accounts with the lifecycle status of one product ($3),
-// or of the most recent attempt of any product when $3 is empty.
-const accountColumns = `SELECT a.id, a.user_id, a.merchant_id, a.connection_status, a.scopes,
+// accountState are the columns of an account's state, with the lifecycle
+// status of one product ($3), or of the most recent attempt of any product
+// when $3 is empty.
+const accountState = `a.merchant_id, a.connection_status, a.scopes,
 	CASE $3
 		WHEN 'card_switcher' THEN a.lifecycle_card_switcher
 		WHEN 'transaction_link' THEN a.lifecycle_transaction_link
@@ -223,18 +224,24 @@ const accountColumns = `SELECT a.id, a.user_id, a.merchant_id, a.connection_stat
 	END,
 	a.last_action_at, a.last_action_status, a.linked_at`
 
-// accountSelect reads the linked accounts of user $2.
-const accountSelect = accountColumns + `
+// accountSelect reads the linked account of user $2, with its ids.
+const accountSelect = `SELECT a.id, a.user_id, ` + accountState + `
 	FROM accounts a
 	WHERE a.client_id = $1 AND a.user_id = $2 AND a.unlinked_at IS NULL`
 
-// scanAccount reads accountColumns. The tenant is the caller's and is not
-// read back: every column costs a round of SQLite calls per row.
-func scanAccount(row Row, clientID string) (*store.Account, error) {
+// scanAccount reads accountState, after the ids when withIDs. The tenant is
+// the caller's and is not read back: every column costs a round of SQLite
+// calls per row, which is also why listing leaves the ids out.
+func scanAccount(row Row, clientID string, withIDs bool) (*store.Account, error) {
 	a := store.Account{ClientID: clientID}
 	var scopes string
-	if err := row.Scan(&a.ID, &a.UserID, &a.MerchantID, &a.ConnectionStatus, &scopes, &a.LifecycleStatus,
-		nullTimeDest{&a.LastActionAt}, &a.LastActionStatus, timeDest{&a.LinkedAt}); err != nil {
+	dest := make([]any, 0, 9)
+	if withIDs {
+		dest = append(dest, &a.ID, &a.UserID)
+	}
+	dest = append(dest, &a.MerchantID, &a.ConnectionStatus, &scopes, nullStringDest{&a.LifecycleStatus},
+		nullTimeDest{&a.LastActionAt}, nullStringDest{&a.LastActionStatus}, timeDest{&a.LinkedAt})
+	if err := row.Scan(dest...); err != nil {
 		return nil, err
 	}
 	a.Scopes = []string{}
@@ -277,19 +284,19 @@ func (e *executor) AccountLink(ctx context.Context, p *store.AccountLinkParams) 
 }
 
 func (e *executor) AccountList(ctx context.Context, p *store.AccountListParams) ([]*store.Account, error) {
-	rows, err := e.conn.Query(ctx, accountColumns+`
+	rows, err := e.conn.Query(ctx, `SELECT `+accountState+`
 		FROM accounts a JOIN users u ON u.id = a.user_id
 		WHERE a.client_id = $1 AND u.client_id = $1 AND u.external_user_id = $2 AND a.unlinked_at IS NULL
 		ORDER BY a.linked_at, a.merchant_id`, p.ClientID, p.ExternalUserID, p.Product)
 	if err != nil {
 		return nil, e.wrap("account: list", err)
 	}
-	return collect(rows, func(row Row) (*store.Account, error) { return scanAccount(row, p.ClientID) }, e, "account: list")
+	return collect(rows, func(row Row) (*store.Account, error) { return scanAccount(row, p.ClientID, false) }, e, "account: list")
 }
 
 func (e *executor) AccountGet(ctx context.Context, p *store.AccountGetParams) (*store.Account, error) {
 	a, err := scanAccount(e.conn.QueryRow(ctx, accountSelect+` AND a.merchant_id = $4`,
-		p.ClientID, p.UserID, p.Product, p.MerchantID), p.ClientID)
+		p.ClientID, p.UserID, p.Product, p.MerchantID), p.ClientID, true)
 	if err != nil {
 		return nil, e.wrap("account: get", err)
 	}

@@ -11,14 +11,14 @@ import (
 type timeDest struct{ t *time.Time }
 
 func (d timeDest) Scan(src any) error {
-	t, err := scanTime(src)
+	t, ok, err := scanTime(src)
 	if err != nil {
 		return err
 	}
-	if t == nil {
+	if !ok {
 		return fmt.Errorf("timestamp: unexpected NULL")
 	}
-	*d.t = *t
+	*d.t = t
 	return nil
 }
 
@@ -26,25 +26,44 @@ func (d timeDest) Scan(src any) error {
 type nullTimeDest struct{ t **time.Time }
 
 func (d nullTimeDest) Scan(src any) error {
-	t, err := scanTime(src)
-	if err != nil {
+	t, ok, err := scanTime(src)
+	if err != nil || !ok {
+		*d.t = nil
 		return err
 	}
-	*d.t = t
+	*d.t = &t
 	return nil
 }
 
-func scanTime(src any) (*time.Time, error) {
-	var t time.Time
+// scanTime reports false for NULL.
+func scanTime(src any) (time.Time, bool, error) {
 	switch v := src.(type) {
 	case nil:
-		return nil, nil
+		return time.Time{}, false, nil
 	case time.Time:
-		t = v.UTC()
+		return v.UTC(), true, nil
 	case int64:
-		t = time.UnixMicro(v).UTC()
+		return time.UnixMicro(v).UTC(), true, nil
 	default:
-		return nil, fmt.Errorf("timestamp: cannot scan %T", src)
+		return time.Time{}, false, fmt.Errorf("timestamp: cannot scan %T", src)
 	}
-	return &t, nil
+}
+
+// nullStringDest scans a nullable text column into a *string without the
+// reflection database/sql uses for pointer-to-pointer destinations.
+type nullStringDest struct{ s **string }
+
+func (d nullStringDest) Scan(src any) error {
+	switch v := src.(type) {
+	case nil:
+		*d.s = nil
+	case string:
+		*d.s = &v
+	case []byte:
+		s := string(v)
+		*d.s = &s
+	default:
+		return fmt.Errorf("text: cannot scan %T", src)
+	}
+	return nil
 }

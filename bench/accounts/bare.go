@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 )
 
@@ -117,8 +118,11 @@ func requireBasicAuth(user, pass string, next http.Handler) http.Handler {
 // jsonBody writes body as an application/json 200. Like Hitch, it sets no
 // Content-Length, so both answers are framed the same way on the wire.
 func jsonBody(body []byte) http.Handler {
+	length := strconv.Itoa(len(body))
 	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		// Framed as Hitch frames it: with a Content-Length, not chunked.
 		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", length)
 		w.Write(body)
 	})
 }

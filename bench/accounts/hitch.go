@@ -130,9 +130,23 @@ func (h *hitchLauncher) logs() map[string][]string {
 		if err != nil || len(bytes.TrimSpace(b)) == 0 {
 			continue
 		}
-		out[c.name] = strings.Split(strings.TrimSpace(string(b)), "\n")
+		for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			if atLeastWarn(line) {
+				out[c.name] = append(out[c.name], line)
+			}
+		}
 	}
 	return out
+}
+
+// atLeastWarn reports whether a log line, text or JSON, is at warn or error.
+func atLeastWarn(line string) bool {
+	for _, mark := range []string{"level=WARN", "level=ERROR", `"level":"WARN"`, `"level":"ERROR"`} {
+		if strings.Contains(line, mark) {
+			return true
+		}
+	}
+	return false
 }
 
 // apiClient calls one server's API with Basic auth.

@@ -1,14 +1,18 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -63,29 +67,30 @@ func measureTarget(ctx context.Context, t target, o options) (targetResult, erro
 	return newTargetResult(t, o.conns, stats, peak, hwm), nil
 }
 
-// generateLoad runs a closed loop: conns workers, each sending its next
-// request as soon as the previous one is answered, over at most conns
-// keep-alive connections.
+// generateLoad runs a closed loop: conns workers, each on its own keep-alive
+// connection, sending its next request as soon as the previous one is
+// answered.
 func generateLoad(ctx context.Context, t target, conns int, warmup, duration time.Duration) (*loadStats, error) {
+	u, err := url.Parse(t.url)
+	if err != nil {
+		return nil, err
+	}
+	req := rawRequest(u, t.user, t.pass)
 	var dials atomic.Int64
-	transport := newLoadTransport(conns, &dials)
-	defer transport.CloseIdleConnections()
-	client := &http.Client{Transport: transport, Timeout: requestTimeout}
-
 	measureFrom := time.Now().Add(warmup)
 	until := measureFrom.Add(duration)
 	workers := make([]*worker, conns)
 	var wg sync.WaitGroup
 	for i := range workers {
-		w, err := newWorker(ctx, client, t)
-		if err != nil {
-			return nil, err
-		}
+		w := &worker{addr: u.Host, req: req, want: t.want, dials: &dials, hist: new(histogram), errors: map[string]int64{}}
 		workers[i] = w
 		wg.Go(func() { w.run(ctx, measureFrom, until) })
 	}
 	wg.Wait()
 	elapsed := time.Since(measureFrom)
+	for _, w := range workers {
+		w.close()
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -103,44 +108,32 @@ func generateLoad(ctx context.Context, t target, conns int, warmup, duration tim
 	return stats, nil
 }
 
-// newLoadTransport keeps up to conns connections open and counts how many
-// it dials: more than conns means connections were not kept alive.
-func newLoadTransport(conns int, dials *atomic.Int64) *http.Transport {
-	dialer := &net.Dialer{Timeout: requestTimeout, KeepAlive: 30 * time.Second}
-	return &http.Transport{
-		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			dials.Add(1)
-			return dialer.DialContext(ctx, network, addr)
-		},
-		MaxIdleConns:        conns,
-		MaxIdleConnsPerHost: conns,
-		MaxConnsPerHost:     conns,
-		IdleConnTimeout:     90 * time.Second,
-		DisableCompression:  true,
-	}
+// rawRequest is the bytes of one GET of u with Basic auth, written as is on
+// every request. The load generator speaks HTTP/1.1 over the socket itself,
+// as wrk does, rather than through net/http's client: on a two-core machine
+// the client's goroutines and allocations would take CPU from the server it
+// measures.
+func rawRequest(u *url.URL, user, pass string) []byte {
+	auth := base64.StdEncoding.EncodeToString([]byte(user + ":" + pass))
+	return []byte("GET " + u.RequestURI() + " HTTP/1.1\r\nHost: " + u.Host +
+		"\r\nAuthorization: Basic " + auth + "\r\nUser-Agent: hitch-bench\r\n\r\n")
 }
 
-// worker sends one request at a time and records its own results, so the
-// hot loop shares nothing with the other workers.
+// worker sends one request at a time on its own connection and records its
+// own results, so the hot loop shares nothing with the other workers.
 type worker struct {
-	client     *http.Client
-	req        *http.Request
-	want       []byte
-	buf        bytes.Buffer
+	addr  string
+	req   []byte
+	want  []byte
+	dials *atomic.Int64
+
+	conn net.Conn
+	br   *bufio.Reader
+	body []byte
+
 	hist       *histogram
 	errors     map[string]int64
 	firstError string
-}
-
-func newWorker(ctx context.Context, client *http.Client, t target) (*worker, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, t.url, nil)
-	if err != nil {
-		return nil, err
-	}
-	req.SetBasicAuth(t.user, t.pass)
-	w := &worker{client: client, req: req, want: t.want, hist: new(histogram), errors: map[string]int64{}}
-	w.buf.Grow(len(t.want) + 1)
-	return w, nil
 }
 
 // run sends requests until until, recording the latency of each success
@@ -151,7 +144,7 @@ func (w *worker) run(ctx context.Context, measureFrom, until time.Time) {
 		if !start.Before(until) || ctx.Err() != nil {
 			return
 		}
-		kind, err := w.get()
+		kind, err := w.get(start)
 		took := time.Since(start)
 		switch {
 		case ctx.Err() != nil:
@@ -167,28 +160,106 @@ func (w *worker) run(ctx context.Context, measureFrom, until time.Time) {
 	}
 }
 
+func (w *worker) close() {
+	if w.conn != nil {
+		w.conn.Close()
+		w.conn = nil
+	}
+}
+
 // get sends the request once and checks the answer is a 200 with the
-// expected body; on failure it also returns the kind of failure.
-func (w *worker) get() (kind string, err error) {
-	resp, err := w.client.Do(w.req) // the request is reused: it has no body
-	if err != nil {
+// expected body; on failure it also returns the kind of failure. A
+// connection that failed, or that the server asked to close, is closed, and
+// the next request dials again.
+func (w *worker) get(start time.Time) (kind string, err error) {
+	if w.conn == nil {
+		w.dials.Add(1)
+		c, err := net.DialTimeout("tcp", w.addr, requestTimeout)
+		if err != nil {
+			return "transport", err
+		}
+		w.conn = c
+		if w.br == nil {
+			w.br = bufio.NewReaderSize(c, 16<<10)
+		} else {
+			w.br.Reset(c)
+		}
+	}
+	w.conn.SetDeadline(start.Add(requestTimeout))
+	status, keep, kind, err := w.exchange()
+	if err != nil || !keep {
+		w.close()
+	}
+	switch {
+	case err != nil:
 		if os.IsTimeout(err) {
 			return "timeout", err
 		}
-		return "transport", err
-	}
-	w.buf.Reset()
-	_, err = w.buf.ReadFrom(io.LimitReader(resp.Body, int64(len(w.want))+1))
-	// Drain what is left so the connection is reused.
-	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
-	resp.Body.Close()
-	switch {
-	case err != nil:
-		return "read", err
-	case resp.StatusCode != http.StatusOK:
-		return fmt.Sprintf("status %d", resp.StatusCode), fmt.Errorf("status %d: %.200s", resp.StatusCode, w.buf.Bytes())
-	case !bytes.Equal(w.buf.Bytes(), w.want):
+		return kind, err
+	case status != http.StatusOK:
+		return fmt.Sprintf("status %d", status), fmt.Errorf("status %d: %.200s", status, w.body)
+	case !bytes.Equal(w.body, w.want):
 		return "body", errors.New("200 with a different body than the first answer")
 	}
 	return "", nil
+}
+
+// maxBody bounds a response body the load generator reads.
+const maxBody = 1 << 20
+
+// exchange writes the request and reads the response into w.body. It
+// understands what Hitch and the bare handler send: a Content-Length body.
+func (w *worker) exchange() (status int, keep bool, kind string, err error) {
+	if _, err := w.conn.Write(w.req); err != nil {
+		return 0, false, "transport", err
+	}
+	line, err := w.br.ReadSlice('\n')
+	if err != nil {
+		return 0, false, "read", err
+	}
+	// "HTTP/1.1 200 OK\r\n"
+	if len(line) < 12 || !bytes.HasPrefix(line, []byte("HTTP/1.1 ")) {
+		return 0, false, "read", fmt.Errorf("malformed status line %q", line)
+	}
+	status, err = strconv.Atoi(string(line[9:12]))
+	if err != nil {
+		return 0, false, "read", fmt.Errorf("malformed status line %q", line)
+	}
+	length, keep := -1, true
+	for {
+		line, err := w.br.ReadSlice('\n')
+		if err != nil {
+			return 0, false, "read", err
+		}
+		line = bytes.TrimRight(line, "\r\n")
+		if len(line) == 0 {
+			break
+		}
+		name, value, ok := bytes.Cut(line, []byte(":"))
+		if !ok {
+			return 0, false, "read", fmt.Errorf("malformed header %q", line)
+		}
+		value = bytes.TrimSpace(value)
+		switch {
+		case bytes.EqualFold(name, []byte("Content-Length")):
+			if length, err = strconv.Atoi(string(value)); err != nil || length < 0 || length > maxBody {
+				return 0, false, "read", fmt.Errorf("bad Content-Length %q", value)
+			}
+		case bytes.EqualFold(name, []byte("Transfer-Encoding")):
+			return 0, false, "read", fmt.Errorf("unsupported Transfer-Encoding %q", value)
+		case bytes.EqualFold(name, []byte("Connection")) && bytes.EqualFold(value, []byte("close")):
+			keep = false
+		}
+	}
+	if length < 0 {
+		return 0, false, "read", errors.New("response without Content-Length")
+	}
+	if cap(w.body) < length {
+		w.body = make([]byte, length)
+	}
+	w.body = w.body[:length]
+	if _, err := io.ReadFull(w.br, w.body); err != nil {
+		return 0, false, "read", err
+	}
+	return status, keep, "", nil
 }

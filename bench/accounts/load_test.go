@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"net/http"
 	"net/http/httptest"
 	"testing"
 	"time"
@@ -45,6 +46,27 @@ func TestGenerateLoad(t *testing.T) {
 				t.Errorf("errors %v, %d measured requests; want only %q", stats.errors, stats.hist.total, tt.wantErrors)
 			}
 		})
+	}
+}
+
+// A server that closes each connection after its answer still gets every
+// request answered: the worker dials again.
+func TestGenerateLoadRedials(t *testing.T) {
+	t.Parallel()
+	body := []byte(`[]`)
+	handler := requireBasicAuth("user", "secret", jsonBody(body))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Connection", "close")
+		handler.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	tgt := target{name: "test", url: srv.URL + accountsPath, user: "user", pass: "secret", want: body}
+	stats, err := generateLoad(context.Background(), tgt, 2, 0, 100*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(stats.errors) > 0 || stats.hist.total < 2 || stats.dials < stats.hist.total {
+		t.Errorf("errors %v, %d requests over %d dials; want none, several, one dial each", stats.errors, stats.hist.total, stats.dials)
 	}
 }
 

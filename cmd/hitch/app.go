@@ -9,18 +9,25 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/riverqueue/river"
+
 	"github.com/hitchdev/hitch"
 	"github.com/hitchdev/hitch/internal/account"
 	"github.com/hitchdev/hitch/internal/api"
 	"github.com/hitchdev/hitch/internal/card"
 	"github.com/hitchdev/hitch/internal/config"
 	"github.com/hitchdev/hitch/internal/developer"
+	"github.com/hitchdev/hitch/internal/event"
 	"github.com/hitchdev/hitch/internal/merchant"
+	"github.com/hitchdev/hitch/internal/queue"
 	"github.com/hitchdev/hitch/internal/seal"
 	"github.com/hitchdev/hitch/internal/session"
 	"github.com/hitchdev/hitch/internal/store"
 	"github.com/hitchdev/hitch/internal/store/postgres"
 	"github.com/hitchdev/hitch/internal/store/sqlite"
+	"github.com/hitchdev/hitch/internal/webhook"
 )
 
 // app is everything a command needs, built once from the Config.
@@ -34,7 +41,13 @@ type app struct {
 	sessions   *session.Service
 	accounts   *account.Service
 	keys       *card.Keys
+	queue      *queue.Queue
+	webhooks   *webhook.Service
+	metrics    *prometheus.Registry
 	now        func() time.Time
+	// workersStopped makes stopWorkers run once (it is deferred and also
+	// called in order on a clean shutdown).
+	workersStopped bool
 }
 
 // now is the service clock: UTC, to the microsecond both databases keep.
@@ -67,6 +80,10 @@ func openStore(ctx context.Context, cfg *config.Config) (store.Store, error) {
 		return nil, err
 	}
 	if err := st.Migrate(ctx); err != nil {
+		st.Close()
+		return nil, err
+	}
+	if err := queue.Migrate(ctx, st); err != nil {
 		st.Close()
 		return nil, err
 	}
@@ -108,7 +125,7 @@ func newApp(ctx context.Context, cfg *config.Config, logOut io.Writer) (*app, er
 		st.Close()
 		return nil, err
 	}
-	return &app{
+	a := &app{
 		cfg:        cfg,
 		log:        newLogger(cfg, logOut),
 		store:      st,
@@ -116,10 +133,35 @@ func newApp(ctx context.Context, cfg *config.Config, logOut io.Writer) (*app, er
 		catalog:    catalog,
 		developers: developer.NewService(st, box, now),
 		sessions:   session.NewService(st, box, catalog, now),
-		accounts:   account.NewService(st, catalog, cfg.PublicURL, now),
 		keys:       card.NewKeys(st, box, now),
+		metrics:    prometheus.NewRegistry(),
 		now:        now,
-	}, nil
+	}
+	events := &event.Log{}
+	a.accounts = account.NewService(st, catalog, events, cfg.PublicURL, now)
+	workers := river.NewWorkers()
+	a.queue, err = queue.New(st, queue.Config{
+		Logger:         a.log.With("component", "river"),
+		Workers:        workers,
+		WebhookWorkers: cfg.WebhookWorkers,
+		JobTimeout:     cfg.WebhookTimeout + time.Minute,
+	})
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	a.webhooks = webhook.NewService(st, a.queue, box, a.developers, events, a.log, now, webhook.Config{
+		Production:    cfg.Env == config.Production,
+		RetrySchedule: cfg.WebhookRetrySchedule,
+		Timeout:       cfg.WebhookTimeout,
+	})
+	river.AddWorker(workers, a.webhooks.Worker())
+	a.metrics.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	if err := a.webhooks.Register(a.metrics); err != nil {
+		st.Close()
+		return nil, err
+	}
+	return a, nil
 }
 
 const masterKeyCheckPurpose = "master_key_check"
@@ -149,6 +191,8 @@ func (a *app) apiServer() *api.Server {
 		Sessions:   a.sessions,
 		Accounts:   a.accounts,
 		Keys:       a.keys,
+		Webhooks:   a.webhooks,
+		Metrics:    a.metrics,
 		Catalog:    a.catalog,
 		Logger:     a.log,
 		RateLimit:  a.cfg.RateLimit,

@@ -51,10 +51,15 @@ type command struct {
 
 var commands = []command{
 	{"serve", "run the API, workers and web UI (default)", serveFlags},
+	{"worker", "run only the job workers (webhook delivery), for scaling out", workerFlags},
 	{"migrate", "apply database migrations and exit", migrateFlags},
 	{"clients create", "create a developer account: --name NAME [--env E] [--json]", clientsCreateFlags},
 	{"clients list", "list developer accounts [--json]", clientsListFlags},
 	{"clients rotate-secret", "issue a new secret: --client-id ID [--grace 24h] [--json]", clientsRotateFlags},
+	{"webhooks add", "register an endpoint: --client-id ID --url URL [--events E1,E2] [--json]", webhooksAddFlags},
+	{"webhooks list", "list a client's endpoints: --client-id ID [--json]", webhooksListFlags},
+	{"webhooks remove", "remove an endpoint: --client-id ID --id ENDPOINT", webhooksRemoveFlags},
+	{"webhooks rotate-secret", "give an endpoint a new secret: --client-id ID --id ENDPOINT [--json]", webhooksRotateFlags},
 }
 
 // run parses args and runs one command, returning the exit code.

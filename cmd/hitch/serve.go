@@ -51,6 +51,12 @@ func serve(ctx context.Context, cfg *config.Config, _ io.Writer, errOut io.Write
 			return err
 		}
 	}
+	if cfg.Workers {
+		if err := a.startWorkers(ctx); err != nil {
+			return err
+		}
+		defer a.stopWorkers()
+	}
 
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
@@ -85,8 +91,54 @@ func serve(ctx context.Context, cfg *config.Config, _ io.Writer, errOut io.Write
 	if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
+	if cfg.Workers {
+		a.stopWorkers()
+	}
 	a.log.Info("stopped")
 	return nil
+}
+
+// startWorkers starts working jobs (webhook deliveries) until stopWorkers.
+func (a *app) startWorkers(ctx context.Context) error {
+	// River stops its client when the start context ends; it must outlive
+	// the signal so that stopWorkers can drain running jobs.
+	if err := a.queue.Start(context.WithoutCancel(ctx)); err != nil {
+		return fmt.Errorf("start workers: %w", err)
+	}
+	return nil
+}
+
+// stopWorkers lets running jobs finish within the shutdown timeout; jobs
+// still running after it are rescued and run again by a node later.
+func (a *app) stopWorkers() {
+	if a.workersStopped {
+		return
+	}
+	a.workersStopped = true
+	ctx, cancel := context.WithTimeout(context.Background(), a.cfg.ShutdownTimeout)
+	defer cancel()
+	if err := a.queue.Stop(ctx); err != nil {
+		a.log.Warn("workers did not stop in time", "error", err)
+	}
+}
+
+func workerFlags(*flag.FlagSet) func(context.Context, *config.Config, io.Writer, io.Writer) error {
+	return func(ctx context.Context, cfg *config.Config, _, errOut io.Writer) error {
+		a, err := newApp(ctx, cfg, errOut)
+		if err != nil {
+			return err
+		}
+		defer a.Close()
+		if err := a.startWorkers(ctx); err != nil {
+			return err
+		}
+		a.log.Info("hitch worker running", "env", cfg.Env, "database", a.store.Dialect())
+		<-ctx.Done()
+		a.log.Info("shutting down", "timeout", cfg.ShutdownTimeout)
+		a.stopWorkers()
+		a.log.Info("stopped")
+		return nil
+	}
 }
 
 // bootstrapDevClient gives a development deployment credentials to use: the

@@ -62,14 +62,16 @@ type Service struct {
 	catalog   *merchant.Catalog
 	publicURL string
 	now       func() time.Time
+	events    *event.Log
 	// refs holds each catalog merchant as accounts show it, built once:
 	// listing accounts is the hottest read and must not rebuild them.
 	refs map[int64]MerchantRef
 }
 
 // NewService returns a Service. publicURL prefixes merchant logo paths.
-func NewService(st store.Store, catalog *merchant.Catalog, publicURL string, now func() time.Time) *Service {
-	s := &Service{store: st, catalog: catalog, publicURL: publicURL, now: now}
+// Events are recorded in events.
+func NewService(st store.Store, catalog *merchant.Catalog, events *event.Log, publicURL string, now func() time.Time) *Service {
+	s := &Service{store: st, catalog: catalog, events: events, publicURL: publicURL, now: now}
 	all := catalog.All()
 	s.refs = make(map[int64]MerchantRef, len(all))
 	for _, m := range all {
@@ -189,7 +191,7 @@ func (s *Service) Disconnect(ctx context.Context, clientID, externalUserID strin
 		if err != nil || !changed {
 			return err
 		}
-		_, err = event.Record(ctx, ex, event.Params{
+		_, err = s.events.Record(ctx, ex, event.Params{
 			ClientID: clientID,
 			User:     u,
 			Type:     event.AccountLoginRequired,
@@ -264,7 +266,7 @@ func (s *Service) Link(ctx context.Context, p LinkParams) (*Account, *store.Even
 		if p.CardID != nil {
 			data["card_id"] = *p.CardID
 		}
-		if ev, err = event.Record(ctx, ex, event.Params{
+		if ev, err = s.events.Record(ctx, ex, event.Params{
 			ClientID:  p.ClientID,
 			User:      u,
 			Type:      event.Authenticated,

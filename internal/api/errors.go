@@ -10,6 +10,7 @@ import (
 	"github.com/hitchdev/hitch/internal/account"
 	"github.com/hitchdev/hitch/internal/developer"
 	"github.com/hitchdev/hitch/internal/session"
+	"github.com/hitchdev/hitch/internal/webhook"
 )
 
 // Error types and codes of the wire error body. docs/errors.md tables them
@@ -110,6 +111,9 @@ var domainErrors = []struct {
 	{session.ErrUnknownMerchant, errInvalidField("The selected merchant_id is invalid.")},
 	{session.ErrMerchantUnsupported, &Error{Status: http.StatusBadRequest, Type: TypeMerchantError, Code: CodeMerchantUnavailable,
 		Message: "The merchant does not support this session type."}},
+	{webhook.ErrNotFound, errNotFound("No webhook endpoint has this id.")},
+	{webhook.ErrEventNotFound, errNotFound("No event has this id.")},
+	{webhook.ErrTooManyEndpoints, errInvalidField("An environment can have at most 16 webhook endpoints.")},
 	{session.ErrNotFound, &Error{Status: http.StatusNotFound, Type: TypeSessionError, Code: CodeSessionNotFound,
 		Message: "The session was not found."}},
 	{session.ErrExpired, &Error{Status: http.StatusBadRequest, Type: TypeSessionError, Code: CodeExtendNotSupported,
@@ -124,6 +128,10 @@ func toWire(err error) (*Error, bool) {
 	var e *Error
 	if errors.As(err, &e) {
 		return e, true
+	}
+	var invalid *webhook.InvalidError
+	if errors.As(err, &invalid) {
+		return errInvalidField("The %s field %s.", invalid.Field, invalid.Message), true
 	}
 	for _, de := range domainErrors {
 		if errors.Is(err, de.err) {

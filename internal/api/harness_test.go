@@ -13,6 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/riverqueue/river"
+
 	"github.com/hitchdev/hitch"
 	"github.com/hitchdev/hitch/client"
 	"github.com/hitchdev/hitch/internal/account"
@@ -20,11 +23,14 @@ import (
 	"github.com/hitchdev/hitch/internal/api/apitest"
 	"github.com/hitchdev/hitch/internal/card"
 	"github.com/hitchdev/hitch/internal/developer"
+	"github.com/hitchdev/hitch/internal/event"
 	"github.com/hitchdev/hitch/internal/merchant"
+	"github.com/hitchdev/hitch/internal/queue"
 	"github.com/hitchdev/hitch/internal/seal"
 	"github.com/hitchdev/hitch/internal/session"
 	"github.com/hitchdev/hitch/internal/store"
 	"github.com/hitchdev/hitch/internal/store/storetest"
+	"github.com/hitchdev/hitch/internal/webhook"
 )
 
 // clock is a test clock that only moves when told.
@@ -74,6 +80,8 @@ type harness struct {
 	api        *client.Client
 	clientID   string
 	secret     string
+	webhooks   *webhook.Service
+	queue      *queue.Queue
 }
 
 type harnessOptions struct {
@@ -83,7 +91,14 @@ type harnessOptions struct {
 	// discardLogs formats logs at info level, as production does, but keeps
 	// none (benchmarks).
 	discardLogs bool
+	// workers runs the job workers, so that webhooks are delivered.
+	workers bool
+	// retrySchedule replaces the webhook retry schedule (default: fast).
+	retrySchedule []time.Duration
 }
+
+// withWorkers runs the job workers in the harness.
+func withWorkers(o *harnessOptions) { o.workers = true }
 
 func newHarness(t *testing.T, st store.Store, opts ...func(*harnessOptions)) *harness {
 	t.Helper()
@@ -109,13 +124,47 @@ func newHarness(t *testing.T, st store.Store, opts ...func(*harnessOptions)) *ha
 	}
 	srv := httptest.NewUnstartedServer(nil)
 	publicURL := "http://" + srv.Listener.Addr().String()
+	events := &event.Log{}
+	if err := queue.Migrate(context.Background(), st); err != nil {
+		t.Fatal(err)
+	}
+	workers := river.NewWorkers()
+	h.queue, err = queue.New(st, queue.Config{Logger: logger, Workers: workers, FetchPollInterval: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	schedule := o.retrySchedule
+	if schedule == nil {
+		schedule = []time.Duration{0, 50 * time.Millisecond, 100 * time.Millisecond}
+	}
+	h.webhooks = webhook.NewService(st, h.queue, box, h.developers, events, logger, clk.Now, webhook.Config{
+		Production: o.env == "production", RetrySchedule: schedule, Timeout: 2 * time.Second})
+	river.AddWorker(workers, h.webhooks.Worker())
+	metrics := prometheus.NewRegistry()
+	if err := h.webhooks.Register(metrics); err != nil {
+		t.Fatal(err)
+	}
+	if o.workers {
+		if err := h.queue.Start(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			if err := h.queue.Stop(ctx); err != nil {
+				t.Errorf("stop workers: %v", err)
+			}
+		})
+	}
 	h.server = api.New(api.Deps{
 		Env:        o.env,
 		Store:      st,
 		Developers: h.developers,
 		Sessions:   session.NewService(st, box, catalog, clk.Now),
-		Accounts:   account.NewService(st, catalog, publicURL, clk.Now),
+		Accounts:   account.NewService(st, catalog, events, publicURL, clk.Now),
 		Keys:       card.NewKeys(st, box, clk.Now),
+		Webhooks:   h.webhooks,
+		Metrics:    metrics,
 		Catalog:    catalog,
 		Logger:     logger,
 		RateLimit:  o.rateLimit,

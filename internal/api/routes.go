@@ -10,6 +10,9 @@ func (s *Server) routes() {
 	m.Handle("GET /readyz", s.public(s.readyz))
 	m.Handle("GET /openapi.yaml", s.public(s.openAPI))
 	m.Handle("GET /merchants/{id}/logo.svg", s.public(s.merchantLogo))
+	if s.Metrics != nil {
+		m.Handle("GET /metrics", s.metricsHandler())
+	}
 
 	// Sessions.
 	m.Handle("POST /session/create", s.authed(s.createSession))
@@ -23,11 +26,23 @@ func (s *Server) routes() {
 	// Card data.
 	m.Handle("GET /jwe/key", s.authed(s.jweKey))
 
+	// Webhooks.
+	m.Handle("GET /webhooks/endpoints", s.authed(s.listEndpoints))
+	m.Handle("POST /webhooks/endpoints", s.authed(s.createEndpoint))
+	m.Handle("DELETE /webhooks/endpoints/{id}", s.authed(s.deleteEndpoint))
+	m.Handle("POST /webhooks/endpoints/{id}/rotate-secret", s.authed(s.rotateEndpointSecret))
+	m.Handle("GET /webhooks/events", s.authed(s.listEvents))
+	m.Handle("GET /webhooks/events/{id}/attempts", s.authed(s.listAttempts))
+	m.Handle("POST /webhooks/events/{id}/resend", s.authed(s.resendEvent))
+	m.Handle("POST /webhooks/replay", s.authed(s.replayEvents))
+
 	// Development simulations: not routed at all in production, so every
 	// /development/* path answers 404 there.
 	if s.Env == "development" {
 		m.Handle("POST /development/accounts/link", s.authed(s.devLinkAccount))
 		m.Handle("POST /development/accounts/disconnect", s.authed(s.devDisconnectAccount))
+		m.Handle("POST /development/webhooks/test", s.authed(s.devTestWebhook))
+		m.Handle("POST /development/webhooks/sign", s.authed(s.devSignWebhook))
 	}
 }
 

@@ -15,12 +15,15 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/hitchdev/hitch/internal/account"
 	"github.com/hitchdev/hitch/internal/card"
 	"github.com/hitchdev/hitch/internal/developer"
 	"github.com/hitchdev/hitch/internal/merchant"
 	"github.com/hitchdev/hitch/internal/session"
 	"github.com/hitchdev/hitch/internal/store"
+	"github.com/hitchdev/hitch/internal/webhook"
 )
 
 // Deps are what the API is built from, wired once in main.
@@ -31,8 +34,11 @@ type Deps struct {
 	Sessions   *session.Service
 	Accounts   *account.Service
 	Keys       *card.Keys
-	Catalog    *merchant.Catalog
-	Logger     *slog.Logger
+	Webhooks   *webhook.Service
+	// Metrics is served at /metrics.
+	Metrics *prometheus.Registry
+	Catalog *merchant.Catalog
+	Logger  *slog.Logger
 	// RateLimit and RateBurst limit requests per client (0 turns it off).
 	RateLimit float64
 	RateBurst int

@@ -56,6 +56,19 @@ type Config struct {
 	// DebugAddr, when set, serves Go's pprof profiles on a separate
 	// listener for operators (keep it on loopback). Default off.
 	DebugAddr string
+	// WebhookRetrySchedule is the wait before each delivery attempt after
+	// the previous one failed, the first (0s) standing for the first attempt
+	// (HITCH_WEBHOOK_RETRY_SCHEDULE, e.g. 0s,5s,5m: three attempts).
+	// Default: the published schedule of docs/webhooks.md.
+	WebhookRetrySchedule []time.Duration
+	// WebhookTimeout bounds one delivery attempt. Default 10s.
+	WebhookTimeout time.Duration
+	// WebhookWorkers is how many deliveries one node runs at once.
+	// Default 50.
+	WebhookWorkers int
+	// Workers runs the job workers in serve (default true); false makes a
+	// node that only serves the API, with `hitch worker` processes working.
+	Workers bool
 
 	// MasterKey seals secrets at rest (HITCH_MASTER_KEY only: never a flag,
 	// so it does not show in process listings). Required in production; in
@@ -116,6 +129,11 @@ func NewFlagSet(name string, getenv func(string) string) *FlagSet {
 	f.duration(&c.ShutdownTimeout, "shutdown-timeout", "HITCH_SHUTDOWN_TIMEOUT", 15*time.Second, "time in-flight requests get to finish on shutdown")
 	f.duration(&c.SecretGrace, "secret-grace", "HITCH_SECRET_GRACE", 24*time.Hour, "how long a rotated-out client secret keeps working")
 	f.str(&c.DebugAddr, "debug-addr", "HITCH_DEBUG_ADDR", "", "address for pprof profiles, e.g. 127.0.0.1:6060 (default off)")
+	f.durations(&c.WebhookRetrySchedule, "webhook-retry-schedule", "HITCH_WEBHOOK_RETRY_SCHEDULE",
+		"0s,5s,5m,30m,2h,5h,10h,10h", "wait before each webhook delivery attempt, the first being 0s")
+	f.duration(&c.WebhookTimeout, "webhook-timeout", "HITCH_WEBHOOK_TIMEOUT", 10*time.Second, "time a webhook receiver gets to answer")
+	f.integer(&c.WebhookWorkers, "webhook-workers", "HITCH_WEBHOOK_WORKERS", 50, "webhook deliveries one node runs at once")
+	f.boolean(&c.Workers, "workers", "HITCH_WORKERS", true, "run job workers (webhook delivery) in serve")
 	c.MasterKey = getenv("HITCH_MASTER_KEY")
 	c.DevClientID = getenv("HITCH_DEV_CLIENT_ID")
 	c.DevSecret = getenv("HITCH_DEV_SECRET")
@@ -174,6 +192,54 @@ func (f *FlagSet) duration(p *time.Duration, name, env string, def time.Duration
 		def = d
 	}
 	f.fs.DurationVar(p, name, def, usage+" ("+env+")")
+}
+
+func (f *FlagSet) boolean(p *bool, name, env string, def bool, usage string) {
+	f.envOf[name] = env
+	if v := f.getenv(env); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			f.fail(fmt.Errorf("invalid %s %q: want true or false", env, v))
+		}
+		def = b
+	}
+	f.fs.BoolVar(p, name, def, usage+" ("+env+")")
+}
+
+// durations is a comma-separated list of durations.
+func (f *FlagSet) durations(p *[]time.Duration, name, env, def, usage string) {
+	f.envOf[name] = env
+	if v := f.getenv(env); v != "" {
+		def = v
+	}
+	list, err := parseDurations(def)
+	if err != nil {
+		f.fail(fmt.Errorf("invalid %s %q: %v", env, def, err))
+	}
+	*p = list
+	f.fs.Func(name, usage+" (default "+def+") ("+env+")", func(v string) error {
+		list, err := parseDurations(v)
+		if err != nil {
+			return err
+		}
+		*p = list
+		return nil
+	})
+}
+
+func parseDurations(v string) ([]time.Duration, error) {
+	var out []time.Duration
+	for _, part := range strings.Split(v, ",") {
+		d, err := time.ParseDuration(strings.TrimSpace(part))
+		if err != nil || d < 0 {
+			return nil, fmt.Errorf("want durations such as 0s,5s,5m separated by commas")
+		}
+		out = append(out, d)
+	}
+	if len(out) > 20 {
+		return nil, fmt.Errorf("at most 20 retries")
+	}
+	return out, nil
 }
 
 func (f *FlagSet) fail(err error) {
@@ -245,6 +311,16 @@ func (c *Config) Validate() error {
 		if _, _, err := net.SplitHostPort(c.DebugAddr); err != nil {
 			return fmt.Errorf("invalid --debug-addr %q (HITCH_DEBUG_ADDR): want host:port", c.DebugAddr)
 		}
+	}
+	if c.WebhookTimeout <= 0 || c.WebhookTimeout > time.Minute {
+		return fmt.Errorf("invalid --webhook-timeout %s (HITCH_WEBHOOK_TIMEOUT): must be between 1ns and 1m", c.WebhookTimeout)
+	}
+	if c.WebhookWorkers < 1 || c.WebhookWorkers > 1000 {
+		return fmt.Errorf("invalid --webhook-workers %d (HITCH_WEBHOOK_WORKERS): must be 1 to 1000", c.WebhookWorkers)
+	}
+	if len(c.WebhookRetrySchedule) == 0 || c.WebhookRetrySchedule[0] != 0 {
+		return errors.New("invalid --webhook-retry-schedule (HITCH_WEBHOOK_RETRY_SCHEDULE): " +
+			"the first entry is the first attempt and must be 0s, e.g. 0s,5s,5m")
 	}
 	if c.DataDir == "" {
 		return errors.New("invalid --data-dir (HITCH_DATA_DIR): must not be empty")

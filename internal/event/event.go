@@ -24,7 +24,16 @@ const (
 	UpdatedTransactionsAvailable = "UPDATED_TRANSACTIONS_AVAILABLE"
 	AccountLoginRequired         = "ACCOUNT_LOGIN_REQUIRED"
 	NewDetectedAccountsAvailable = "NEW_DETECTED_ACCOUNTS_AVAILABLE"
+	// EndpointDisabled is Hitch's own: a webhook endpoint was disabled, told
+	// to the developer's other endpoints.
+	EndpointDisabled = "ENDPOINT_DISABLED"
+	// Test is sent by POST /development/webhooks/test.
+	Test = "TEST"
 )
+
+// Types lists every event type, for validating filters.
+var Types = []string{Authenticated, CardUpdated, CardFailed, NewTransactionsAvailable,
+	UpdatedTransactionsAvailable, AccountLoginRequired, NewDetectedAccountsAvailable, EndpointDisabled, Test}
 
 // Merchant is the merchant reference of an envelope.
 type Merchant struct {
@@ -73,8 +82,37 @@ type Params struct {
 	At       time.Time
 }
 
-// Record appends an event in the transaction ex and returns it.
-func Record(ctx context.Context, ex store.Executor, p Params) (*store.Event, error) {
+// Dispatcher is told of every event recorded, inside the recording
+// transaction: webhook delivery jobs commit or roll back with the event.
+type Dispatcher interface {
+	Dispatch(ctx context.Context, ex store.Executor, ev *store.Event) error
+}
+
+// Log records events and hands each to its dispatcher.
+type Log struct {
+	dispatcher Dispatcher
+}
+
+// SetDispatcher sets the dispatcher; call it while wiring, before any
+// Record.
+func (l *Log) SetDispatcher(d Dispatcher) { l.dispatcher = d }
+
+// Record appends an event in the transaction ex, dispatches it in the same
+// transaction, and returns it.
+func (l *Log) Record(ctx context.Context, ex store.Executor, p Params) (*store.Event, error) {
+	ev, err := record(ctx, ex, p)
+	if err != nil {
+		return nil, err
+	}
+	if l != nil && l.dispatcher != nil {
+		if err := l.dispatcher.Dispatch(ctx, ex, ev); err != nil {
+			return nil, fmt.Errorf("event: dispatch: %w", err)
+		}
+	}
+	return ev, nil
+}
+
+func record(ctx context.Context, ex store.Executor, p Params) (*store.Event, error) {
 	env := Envelope{
 		ID:        uuid.NewString(),
 		Event:     p.Type,

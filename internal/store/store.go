@@ -38,6 +38,16 @@ type Store interface {
 	// MigrationVersion reports the applied and the latest known migration.
 	MigrationVersion(ctx context.Context) (applied, latest int, err error)
 
+	// Native is the engine's own pool, for libraries that keep their tables
+	// in the same database (River): SQLite's writer *sql.DB or a
+	// *pgxpool.Pool, with the PostgreSQL schema in use ("" for the default).
+	Native() (pool any, schema string)
+
+	// InMigrationTx runs fn in a transaction holding the migration lock,
+	// with the native transaction (*sql.Tx or pgx.Tx), so that another
+	// library's migrations are applied one node at a time too.
+	InMigrationTx(ctx context.Context, fn func(rawTx any) error) error
+
 	Close() error
 }
 
@@ -86,7 +96,30 @@ type Executor interface {
 	AccountLifecycleSet(ctx context.Context, params *AccountLifecycleSetParams) error
 
 	EventInsert(ctx context.Context, params *EventInsertParams) (*Event, error)
+	EventGet(ctx context.Context, clientID, id string) (*Event, error)
+	// EventList lists the client's events newest first, filtered and paged
+	// by params.
 	EventList(ctx context.Context, params *EventListParams) ([]*Event, error)
+
+	WebhookEndpointInsert(ctx context.Context, endpoint *WebhookEndpoint) error
+	WebhookEndpointGet(ctx context.Context, clientID, id string) (*WebhookEndpoint, error)
+	// WebhookEndpointList lists the client's endpoints, oldest first.
+	WebhookEndpointList(ctx context.Context, clientID string) ([]*WebhookEndpoint, error)
+	WebhookEndpointDelete(ctx context.Context, clientID, id string) error
+	// WebhookEndpointRotateSecret makes the current secret the previous one,
+	// valid until params.PreviousExpiresAt, and stores the new one.
+	WebhookEndpointRotateSecret(ctx context.Context, params *WebhookEndpointRotateSecretParams) (*WebhookEndpoint, error)
+	// WebhookEndpointDisable disables an enabled endpoint; changed is false
+	// when it was disabled already.
+	WebhookEndpointDisable(ctx context.Context, clientID, id, reason string, now time.Time) (changed bool, err error)
+	// WebhookEndpointSetFailing records that deliveries to the endpoint fail
+	// since failingSince (kept if already set), or succeed again when nil.
+	// It returns the time failures began, nil when they have stopped.
+	WebhookEndpointSetFailing(ctx context.Context, clientID, id string, failingSince *time.Time) (*time.Time, error)
+
+	WebhookAttemptInsert(ctx context.Context, attempt *WebhookAttempt) error
+	// WebhookAttemptList lists the attempts to deliver one event, in order.
+	WebhookAttemptList(ctx context.Context, clientID, eventID string) ([]*WebhookAttempt, error)
 
 	// JWEKeyInsert stores a key; ErrConflict when Bootstrap is set and a
 	// bootstrap key exists already.
@@ -280,7 +313,71 @@ type EventInsertParams struct {
 
 type EventListParams struct {
 	ClientID string
-	Limit    int
+	// Type and ExternalUserID filter when set.
+	Type           string
+	ExternalUserID string
+	// Since and Until bound created_at (inclusive) when set.
+	Since, Until *time.Time
+	// Before continues a listing after the event with this id.
+	Before string
+	Limit  int
+}
+
+// Webhook endpoint statuses.
+const (
+	WebhookEndpointEnabled  = "enabled"
+	WebhookEndpointDisabled = "disabled"
+)
+
+// WebhookEndpoint is a URL that receives a developer's events.
+type WebhookEndpoint struct {
+	ID       string
+	ClientID string
+	URL      string
+	// EventTypes filters the events delivered; empty for every event.
+	EventTypes   []string
+	SecretSealed []byte
+	// PreviousSealed is the secret before the last rotation, signing beside
+	// the new one until PreviousExpiresAt.
+	PreviousSealed    []byte
+	PreviousExpiresAt *time.Time
+	Status            string
+	DisabledReason    *string
+	// FailingSince is when deliveries began failing without a success since.
+	FailingSince *time.Time
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+}
+
+type WebhookEndpointRotateSecretParams struct {
+	ClientID          string
+	ID                string
+	SecretSealed      []byte
+	PreviousExpiresAt time.Time
+	Now               time.Time
+}
+
+// Webhook attempt outcomes.
+const (
+	AttemptSucceeded = "succeeded"
+	AttemptFailed    = "failed"
+)
+
+// WebhookAttempt is one try at delivering an event to an endpoint.
+type WebhookAttempt struct {
+	ClientID   string
+	EventID    string
+	EndpointID string
+	// Attempt counts from 1 per event and endpoint.
+	Attempt   int
+	StartedAt time.Time
+	Duration  time.Duration
+	// StatusCode is nil when no response arrived.
+	StatusCode *int
+	// ResponseBody holds at most the first 1 KiB of the answer.
+	ResponseBody string
+	Error        string
+	Outcome      string
 }
 
 // JWEKey is an RSA key pair for card data encryption. The private key is

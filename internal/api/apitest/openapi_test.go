@@ -13,34 +13,21 @@ import (
 	"github.com/hitchdev/hitch/internal/api/apitest"
 )
 
-// routes is the route table of internal/api/routes.go.
-var routes = []string{
-	"GET /healthz",
-	"GET /readyz",
-	"GET /openapi.yaml",
-	"GET /merchants/{id}/logo.svg",
-	"POST /session/create",
-	"POST /session/extend",
-	"POST /merchant/list",
-	"GET /accounts/get",
-	"POST /accounts/unlink",
-	"GET /jwe/key",
-	"POST /development/accounts/link",
-	"POST /development/accounts/disconnect",
-}
-
-func TestEveryRouteIsDocumented(t *testing.T) {
+// TestCheckRoutes checks the comparison both ways; internal/api's
+// TestRoutesMatchTheContract holds the real route table against the document.
+func TestCheckRoutes(t *testing.T) {
 	t.Parallel()
 	v := apitest.Load(t)
-	want := slices.Sorted(slices.Values(routes))
-	if got := v.Operations(); !slices.Equal(got, want) {
-		t.Errorf("Operations() = %q\nwant %q", got, want)
+	routes := v.Operations()
+	if !slices.Contains(routes, "GET /healthz") || !slices.IsSorted(routes) {
+		t.Fatalf("Operations() = %q", routes)
 	}
 	if err := v.CheckRoutes(routes); err != nil {
 		t.Error(err)
 	}
-	err := v.CheckRoutes(append(slices.Clone(routes[1:]), "GET /transactions/{id}"))
-	if err == nil || !strings.Contains(err.Error(), `route "GET /transactions/{id}" is not documented`) ||
+	drifted := append(slices.DeleteFunc(slices.Clone(routes), func(r string) bool { return r == "GET /healthz" }), "GET /nowhere/{id}")
+	err := v.CheckRoutes(drifted)
+	if err == nil || !strings.Contains(err.Error(), `route "GET /nowhere/{id}" is not documented`) ||
 		!strings.Contains(err.Error(), `operation "GET /healthz" is documented but not routed`) {
 		t.Errorf("CheckRoutes with a drifted table: %v", err)
 	}

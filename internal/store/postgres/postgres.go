@@ -50,7 +50,7 @@ func Open(ctx context.Context, url string, opts Options) (*sqlstore.DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgres: connect: %w", err)
 	}
-	d := &driver{pool: pool}
+	d := &driver{pool: pool, schema: opts.Schema}
 	if err := pool.Ping(ctx); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("postgres: ping: %w", err)
@@ -58,10 +58,12 @@ func Open(ctx context.Context, url string, opts Options) (*sqlstore.DB, error) {
 	return sqlstore.New(d)
 }
 
-type driver struct{ pool *pgxpool.Pool }
+type driver struct {
+	pool   *pgxpool.Pool
+	schema string
+}
 
-// Pool is the underlying pgx pool (for River's pgx driver).
-func (d *driver) Pool() *pgxpool.Pool { return d.pool }
+func (d *driver) Native() (any, string) { return d.pool, d.schema }
 
 func (d *driver) Name() string                   { return "postgres" }
 func (d *driver) Ping(ctx context.Context) error { return d.pool.Ping(ctx) }

@@ -151,6 +151,10 @@ func (d *driver) Migrations() fs.FS {
 
 func (d *driver) MigrationLockSQL() string { return "" }
 
+// Native is the writer: River writes on every fetch, and SQLite has one
+// writer at a time.
+func (d *driver) Native() (any, string) { return d.writer, "" }
+
 // Time keeps timestamps as INTEGER Unix microseconds: they compare as
 // numbers and read back without parsing (parsing text timestamps was a
 // fifth of the CPU of listing accounts).

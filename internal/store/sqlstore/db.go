@@ -30,6 +30,29 @@ func (db *DB) Dialect() string                { return db.drv.Name() }
 func (db *DB) Ping(ctx context.Context) error { return db.drv.Ping(ctx) }
 func (db *DB) Close() error                   { return db.drv.Close() }
 
+// Native returns the dialect's own pool and schema (see Driver.Native).
+func (db *DB) Native() (pool any, schema string) { return db.drv.Native() }
+
+// InMigrationTx runs fn in a transaction that holds the migration lock, with
+// the native transaction, so that another library's migrations (River's)
+// are applied one node at a time too.
+func (db *DB) InMigrationTx(ctx context.Context, fn func(rawTx any) error) error {
+	tx, err := db.drv.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("migrate: begin: %w", err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // a no-op after Commit
+	if lock := db.drv.MigrationLockSQL(); lock != "" {
+		if _, err := tx.Exec(ctx, lock); err != nil {
+			return fmt.Errorf("migrate: lock: %w", err)
+		}
+	}
+	if err := fn(tx.Raw()); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
+}
+
 // InTx runs fn in a transaction. A panic in fn rolls back and re-panics.
 func (db *DB) InTx(ctx context.Context, fn func(store.Executor) error) (err error) {
 	tx, err := db.drv.Begin(ctx)

@@ -63,6 +63,11 @@ type Driver interface {
 
 	// Migrations holds the dialect's numbered NNNN_name.up.sql files.
 	Migrations() fs.FS
+	// Native is the dialect's own pool, for libraries that keep their
+	// tables in the same database (River): SQLite's writer *sql.DB or a
+	// *pgxpool.Pool, with the PostgreSQL schema in use ("" for the default).
+	Native() (pool any, schema string)
+
 	// MigrationLockSQL is run at the start of each migration transaction so
 	// that nodes starting together apply migrations one at a time ("" when
 	// the transaction itself already serializes writers).

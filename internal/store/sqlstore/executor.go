@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/hitchdev/hitch/internal/store"
@@ -244,25 +243,12 @@ func scanAccount(row Row, clientID string, withIDs bool) (*store.Account, error)
 	if err := row.Scan(dest...); err != nil {
 		return nil, err
 	}
-	a.Scopes = []string{}
-	if scopes != "" {
-		a.Scopes = strings.Split(scopes, ",")
-	}
+	a.Scopes = splitList(scopes)
 	return &a, nil
 }
 
-// scopesArg stores scope types, which are identifiers, comma-separated.
-func scopesArg(scopes []string) (string, error) {
-	for _, sc := range scopes {
-		if sc == "" || strings.ContainsRune(sc, ',') {
-			return "", fmt.Errorf("invalid scope %q", sc)
-		}
-	}
-	return strings.Join(scopes, ","), nil
-}
-
 func (e *executor) AccountLink(ctx context.Context, p *store.AccountLinkParams) (*store.Account, error) {
-	scopes, err := scopesArg(p.Scopes)
+	scopes, err := listArg(p.Scopes)
 	if err != nil {
 		return nil, fmt.Errorf("account: link: %w", err)
 	}
@@ -317,7 +303,7 @@ func (e *executor) AccountUnlink(ctx context.Context, p *store.AccountRef) error
 }
 
 func (e *executor) AccountSetConnection(ctx context.Context, p *store.AccountSetConnectionParams) (*store.Account, bool, error) {
-	scopes, err := scopesArg(p.Scopes)
+	scopes, err := listArg(p.Scopes)
 	if err != nil {
 		return nil, false, fmt.Errorf("account: set connection: %w", err)
 	}
@@ -376,19 +362,6 @@ func (e *executor) EventInsert(ctx context.Context, p *store.EventInsertParams) 
 	}
 	return &store.Event{ID: p.ID, ClientID: p.ClientID, UserID: p.UserID, ExternalUserID: p.ExternalUserID,
 		Type: p.Type, Sequence: p.Sequence, Payload: p.Payload, CreatedAt: p.CreatedAt.UTC()}, nil
-}
-
-func (e *executor) EventList(ctx context.Context, p *store.EventListParams) ([]*store.Event, error) {
-	limit := p.Limit
-	if limit <= 0 {
-		limit = 100
-	}
-	rows, err := e.conn.Query(ctx, `SELECT `+eventColumns+` FROM events WHERE client_id = $1
-		ORDER BY created_at DESC, sequence DESC LIMIT $2`, p.ClientID, limit)
-	if err != nil {
-		return nil, e.wrap("event: list", err)
-	}
-	return collect(rows, scanEvent, e, "event: list")
 }
 
 // JWE keys

@@ -1,0 +1,146 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/hitchdev/hitch/internal/config"
+	"github.com/hitchdev/hitch/internal/developer"
+	"github.com/hitchdev/hitch/internal/webhook"
+)
+
+// webhookCommand opens the app and checks that --client-id names a client,
+// then runs fn.
+func webhookCommand(name string, clientID *string, fn func(ctx context.Context, a *app, out io.Writer) error) runFunc {
+	return func(ctx context.Context, cfg *config.Config, out, errOut io.Writer) error {
+		if *clientID == "" {
+			return fmt.Errorf("webhooks %s: --client-id is required", name)
+		}
+		a, err := newApp(ctx, cfg, errOut)
+		if err != nil {
+			return err
+		}
+		defer a.Close()
+		if _, err := a.developers.Get(ctx, *clientID); errors.Is(err, developer.ErrNotFound) {
+			return fmt.Errorf("webhooks %s: no client %q", name, *clientID)
+		} else if err != nil {
+			return err
+		}
+		err = fn(ctx, a, out)
+		var invalid *webhook.InvalidError
+		switch {
+		case errors.As(err, &invalid):
+			return fmt.Errorf("webhooks %s: --%s %s", name, invalid.Field, invalid.Message)
+		case errors.Is(err, webhook.ErrNotFound):
+			return fmt.Errorf("webhooks %s: no endpoint with that --id for client %q", name, *clientID)
+		case err != nil:
+			return fmt.Errorf("webhooks %s: %w", name, err)
+		}
+		return nil
+	}
+}
+
+// printSecret writes an endpoint with its secret as text or, with asJSON,
+// exactly as {"id": "...", "url": "...", "secret": "whsec_..."}.
+func printSecret(out io.Writer, ep *webhook.Endpoint, secret string, asJSON bool, note string) {
+	if asJSON {
+		q := func(s string) string { b, _ := json.Marshal(s); return string(b) }
+		fmt.Fprintf(out, "{\"id\": %s, \"url\": %s, \"secret\": %s}\n", q(ep.ID), q(ep.URL), q(secret))
+		return
+	}
+	fmt.Fprintf(out, "id:     %s\nurl:    %s\nsecret: %s\n\n%s\n", ep.ID, ep.URL, secret, note)
+}
+
+func webhooksAddFlags(fs *flag.FlagSet) runFunc {
+	clientID := fs.String("client-id", "", "client whose events the endpoint receives (required)")
+	url := fs.String("url", "", "endpoint URL (required; https in production)")
+	events := fs.String("events", "", "comma-separated event types to receive (default: every event)")
+	asJSON := fs.Bool("json", false, "print the endpoint and its secret as JSON")
+	return webhookCommand("add", clientID, func(ctx context.Context, a *app, out io.Writer) error {
+		if *url == "" {
+			return &webhook.InvalidError{Field: "url", Message: "is required"}
+		}
+		var types []string
+		if *events != "" {
+			for _, t := range strings.Split(*events, ",") {
+				types = append(types, strings.TrimSpace(t))
+			}
+		}
+		ep, secret, err := a.webhooks.Create(ctx, webhook.CreateParams{ClientID: *clientID, URL: *url, EventTypes: types})
+		if err != nil {
+			return err
+		}
+		printSecret(out, ep, secret, *asJSON, "The secret is shown only now: give it to the receiver to verify signatures.")
+		return nil
+	})
+}
+
+func webhooksListFlags(fs *flag.FlagSet) runFunc {
+	clientID := fs.String("client-id", "", "client whose endpoints to list (required)")
+	asJSON := fs.Bool("json", false, "print as JSON")
+	return webhookCommand("list", clientID, func(ctx context.Context, a *app, out io.Writer) error {
+		eps, err := a.webhooks.List(ctx, *clientID)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			type row struct {
+				ID             string    `json:"id"`
+				URL            string    `json:"url"`
+				Events         []string  `json:"events"`
+				Status         string    `json:"status"`
+				DisabledReason *string   `json:"disabled_reason"`
+				CreatedAt      time.Time `json:"created_at"`
+			}
+			rows := make([]row, len(eps))
+			for i, ep := range eps {
+				rows[i] = row{ep.ID, ep.URL, ep.EventTypes, ep.Status, ep.DisabledReason, ep.CreatedAt}
+			}
+			return json.NewEncoder(out).Encode(rows)
+		}
+		tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "ID\tURL\tEVENTS\tSTATUS\tCREATED_AT")
+		for _, ep := range eps {
+			types := "all"
+			if len(ep.EventTypes) > 0 {
+				types = strings.Join(ep.EventTypes, ",")
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", ep.ID, ep.URL, types, ep.Status, ep.CreatedAt.Format(time.RFC3339))
+		}
+		return tw.Flush()
+	})
+}
+
+func webhooksRemoveFlags(fs *flag.FlagSet) runFunc {
+	clientID := fs.String("client-id", "", "client owning the endpoint (required)")
+	id := fs.String("id", "", "endpoint to remove (required)")
+	return webhookCommand("remove", clientID, func(ctx context.Context, a *app, out io.Writer) error {
+		if err := a.webhooks.Delete(ctx, *clientID, *id); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "removed %s\n", *id)
+		return nil
+	})
+}
+
+func webhooksRotateFlags(fs *flag.FlagSet) runFunc {
+	clientID := fs.String("client-id", "", "client owning the endpoint (required)")
+	id := fs.String("id", "", "endpoint whose secret to rotate (required)")
+	asJSON := fs.Bool("json", false, "print the endpoint and its new secret as JSON")
+	return webhookCommand("rotate-secret", clientID, func(ctx context.Context, a *app, out io.Writer) error {
+		ep, secret, err := a.webhooks.RotateSecret(ctx, *clientID, *id)
+		if err != nil {
+			return err
+		}
+		printSecret(out, ep, secret, *asJSON, fmt.Sprintf("Deliveries carry signatures with both secrets until %s.",
+			ep.RotationEndsAt(a.now()).Format(time.RFC3339)))
+		return nil
+	})
+}

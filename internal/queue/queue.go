@@ -1,0 +1,247 @@
+// Package queue runs Hitch's background jobs on River, on whichever store is
+// configured: River's SQLite driver over the store's writer connection, or
+// its pgx driver over the store's pool. Jobs are inserted in the caller's
+// store transaction (InsertTx), so a job exists if and only if the change
+// that caused it committed.
+package queue
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/riverdriver/riversqlite"
+	"github.com/riverqueue/river/rivermigrate"
+
+	"github.com/hitchdev/hitch/internal/store"
+)
+
+// Queue names.
+const (
+	// QueueWebhooks holds webhook deliveries: network-bound, so many run at
+	// once.
+	QueueWebhooks = "webhooks"
+	// QueueDefault holds everything else.
+	QueueDefault = river.QueueDefault
+)
+
+// Config tunes the client.
+type Config struct {
+	Logger *slog.Logger
+	// Workers are the job kinds this process works. Nil makes an insert-only
+	// client (one that never starts).
+	Workers *river.Workers
+	// WebhookWorkers is how many deliveries run at once (default 50).
+	WebhookWorkers int
+	// FetchPollInterval bounds how long a job waits before a worker sees it
+	// when no notification arrives (default 50 ms). On SQLite, polling is how
+	// workers learn of new jobs; on PostgreSQL, LISTEN/NOTIFY wakes them at
+	// once and this is the fallback.
+	FetchPollInterval time.Duration
+	// JobTimeout bounds one run of a job (default 1 minute).
+	JobTimeout time.Duration
+}
+
+// Queue inserts and works jobs.
+type Queue struct {
+	c       client
+	working bool
+}
+
+// client is River's Client without its transaction type parameter.
+type client interface {
+	insertManyTx(ctx context.Context, rawTx any, params []river.InsertManyParams) error
+	migrate(ctx context.Context, db store.Store) error
+	pending(ctx context.Context, kind string) (count int64, oldest time.Time, err error)
+	Start(ctx context.Context) error
+	Stop(ctx context.Context) error
+}
+
+// New makes a client on db's own pool. It does not start working: call
+// Start.
+func New(db store.Store, cfg Config) (*Queue, error) {
+	rc := &river.Config{
+		Logger:            cfg.Logger,
+		FetchCooldown:     2 * time.Millisecond,
+		FetchPollInterval: cmpOr(cfg.FetchPollInterval, 50*time.Millisecond),
+		JobTimeout:        cmpOr(cfg.JobTimeout, time.Minute),
+		// Failed deliveries keep their errors in Hitch's own attempts table;
+		// River keeps finished jobs a day for operators to look at.
+		CompletedJobRetentionPeriod: 24 * time.Hour,
+	}
+	if cfg.Logger == nil {
+		rc.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Workers != nil {
+		rc.Workers = cfg.Workers
+		rc.Queues = map[string]river.QueueConfig{
+			QueueDefault:  {MaxWorkers: 10},
+			QueueWebhooks: {MaxWorkers: cmpOr(cfg.WebhookWorkers, 50)},
+		}
+	}
+	pool, schema := db.Native()
+	rc.Schema = schema
+	q := &Queue{working: cfg.Workers != nil}
+	switch pool := pool.(type) {
+	case *sql.DB:
+		c, err := river.NewClient(riversqlite.New(pool), rc)
+		if err != nil {
+			return nil, fmt.Errorf("queue: %w", err)
+		}
+		q.c = &riverClient[*sql.Tx]{Client: c, schema: schema, pendingFn: func(ctx context.Context, kind string) (int64, time.Time, error) {
+			return pendingSQLite(ctx, pool, kind)
+		}}
+	case *pgxpool.Pool:
+		c, err := river.NewClient(riverpgxv5.New(pool), rc)
+		if err != nil {
+			return nil, fmt.Errorf("queue: %w", err)
+		}
+		q.c = &riverClient[pgx.Tx]{Client: c, schema: schema, pendingFn: func(ctx context.Context, kind string) (int64, time.Time, error) {
+			return pendingPostgres(ctx, pool, kind)
+		}}
+	default:
+		return nil, fmt.Errorf("queue: unsupported pool %T", pool)
+	}
+	return q, nil
+}
+
+func cmpOr[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
+}
+
+// Migrate applies River's own migrations under the store's migration lock.
+func Migrate(ctx context.Context, db store.Store) error {
+	q, err := New(db, Config{})
+	if err != nil {
+		return err
+	}
+	return q.c.migrate(ctx, db)
+}
+
+// InsertTx inserts jobs in the store transaction ex (an Executor handed to
+// store.InTx).
+func (q *Queue) InsertTx(ctx context.Context, ex store.Executor, params []river.InsertManyParams) error {
+	if len(params) == 0 {
+		return nil
+	}
+	raw, ok := ex.(interface{ Raw() any })
+	if !ok {
+		return errors.New("queue: insert outside a transaction")
+	}
+	return q.c.insertManyTx(ctx, raw.Raw(), params)
+}
+
+// Start starts working jobs, when the queue has workers.
+func (q *Queue) Start(ctx context.Context) error {
+	if !q.working {
+		return nil
+	}
+	return q.c.Start(ctx)
+}
+
+// Stop waits for running jobs to finish, up to ctx's deadline.
+func (q *Queue) Stop(ctx context.Context) error {
+	if !q.working {
+		return nil
+	}
+	return q.c.Stop(ctx)
+}
+
+// Pending reports how many jobs of kind wait to run (available, scheduled,
+// retryable or running), and when the oldest of them was inserted (zero when
+// none).
+func (q *Queue) Pending(ctx context.Context, kind string) (int64, time.Time, error) {
+	return q.c.pending(ctx, kind)
+}
+
+type riverClient[TTx any] struct {
+	*river.Client[TTx]
+	schema    string
+	pendingFn func(ctx context.Context, kind string) (int64, time.Time, error)
+}
+
+func (c *riverClient[TTx]) pending(ctx context.Context, kind string) (int64, time.Time, error) {
+	return c.pendingFn(ctx, kind)
+}
+
+func (c *riverClient[TTx]) insertManyTx(ctx context.Context, rawTx any, params []river.InsertManyParams) error {
+	tx, ok := rawTx.(TTx)
+	if !ok {
+		return fmt.Errorf("queue: transaction is %T, want %T", rawTx, *new(TTx))
+	}
+	if _, err := c.InsertManyTx(ctx, tx, params); err != nil {
+		return fmt.Errorf("queue: insert: %w", err)
+	}
+	return nil
+}
+
+func (c *riverClient[TTx]) migrate(ctx context.Context, db store.Store) error {
+	m, err := rivermigrate.New(c.Driver(), &rivermigrate.Config{Logger: slog.New(slog.DiscardHandler), Schema: c.schema})
+	if err != nil {
+		return fmt.Errorf("queue: migrate: %w", err)
+	}
+	// One version per transaction: some of River's PostgreSQL migrations add
+	// an enum value that a later one uses, which one transaction refuses.
+	for {
+		applied := 0
+		err := db.InMigrationTx(ctx, func(rawTx any) error {
+			tx, ok := rawTx.(TTx)
+			if !ok {
+				return fmt.Errorf("queue: migrate: transaction is %T", rawTx)
+			}
+			res, err := m.MigrateTx(ctx, tx, rivermigrate.DirectionUp, &rivermigrate.MigrateOpts{MaxSteps: 1})
+			if err != nil {
+				return fmt.Errorf("queue: migrate: %w", err)
+			}
+			applied = len(res.Versions)
+			return nil
+		})
+		if err != nil || applied == 0 {
+			return err
+		}
+	}
+}
+
+const pendingSQL = `SELECT COUNT(*), MIN(created_at) FROM river_job
+	WHERE kind = $1 AND state IN ('available', 'scheduled', 'retryable', 'running')`
+
+func pendingSQLite(ctx context.Context, db *sql.DB, kind string) (int64, time.Time, error) {
+	var n int64
+	var oldest sql.NullString
+	if err := db.QueryRowContext(ctx, pendingSQL, kind).Scan(&n, &oldest); err != nil {
+		return 0, time.Time{}, fmt.Errorf("queue: pending: %w", err)
+	}
+	if !oldest.Valid {
+		return n, time.Time{}, nil
+	}
+	// riversqlite keeps timestamps as text in UTC.
+	for _, layout := range []string{"2006-01-02 15:04:05.999999999", time.RFC3339Nano} {
+		if t, err := time.Parse(layout, oldest.String); err == nil {
+			return n, t, nil
+		}
+	}
+	return n, time.Time{}, fmt.Errorf("queue: pending: unexpected time %q", oldest.String)
+}
+
+func pendingPostgres(ctx context.Context, pool *pgxpool.Pool, kind string) (int64, time.Time, error) {
+	var n int64
+	var oldest *time.Time
+	if err := pool.QueryRow(ctx, pendingSQL, kind).Scan(&n, &oldest); err != nil {
+		return 0, time.Time{}, fmt.Errorf("queue: pending: %w", err)
+	}
+	if oldest == nil {
+		return n, time.Time{}, nil
+	}
+	return n, *oldest, nil
+}

@@ -1,0 +1,473 @@
+// Package webhook delivers every event to the developer's endpoints: signed
+// twice (Standard Webhooks, and the public service's Knot-Signature), at
+// least once per event id, durably. Dispatch inserts one River job per
+// matching endpoint in the transaction that records the event; the Worker
+// sends it, records each attempt, and retries on a published schedule.
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/riverqueue/river"
+	"github.com/tidwall/gjson"
+
+	"github.com/hitchdev/hitch/internal/event"
+	"github.com/hitchdev/hitch/internal/netguard"
+	"github.com/hitchdev/hitch/internal/queue"
+	"github.com/hitchdev/hitch/internal/seal"
+	"github.com/hitchdev/hitch/internal/store"
+	"github.com/hitchdev/hitch/internal/whsig"
+)
+
+// DefaultRetrySchedule is the wait before each attempt after the previous
+// one failed; the first, 0, is the first attempt, sent on commit. Eight
+// attempts over about 27.5 hours.
+var DefaultRetrySchedule = []time.Duration{
+	0, 5 * time.Second, 5 * time.Minute, 30 * time.Minute,
+	2 * time.Hour, 5 * time.Hour, 10 * time.Hour, 10 * time.Hour,
+}
+
+const (
+	// DefaultTimeout bounds one delivery attempt.
+	DefaultTimeout = 10 * time.Second
+	// DefaultRotationGrace is how long a rotated-out secret keeps signing.
+	DefaultRotationGrace = 24 * time.Hour
+	// DefaultDisableAfter is how long an endpoint may fail every delivery
+	// before it is disabled.
+	DefaultDisableAfter = 5 * 24 * time.Hour
+	// maxEndpoints caps a developer's endpoints per environment.
+	maxEndpoints = 16
+	// maxURL bounds an endpoint URL.
+	maxURL = 2048
+)
+
+var (
+	// ErrNotFound: the developer has no such endpoint.
+	ErrNotFound = errors.New("webhook: endpoint not found")
+	// ErrEventNotFound: the developer has no such event.
+	ErrEventNotFound = errors.New("webhook: event not found")
+	// ErrTooManyEndpoints: the developer has maxEndpoints already.
+	ErrTooManyEndpoints = fmt.Errorf("webhook: at most %d endpoints", maxEndpoints)
+)
+
+// InvalidError is a refused input, with a message fit for the developer.
+type InvalidError struct {
+	Field   string
+	Message string
+}
+
+func (e *InvalidError) Error() string { return e.Field + ": " + e.Message }
+
+// Config tunes delivery.
+type Config struct {
+	// Production refuses http URLs and private destinations.
+	Production bool
+	// RetrySchedule is the wait before each attempt after a failure
+	// (DefaultRetrySchedule); its length is the number of attempts, and its
+	// first entry stands for the first attempt, which goes out on commit.
+	RetrySchedule []time.Duration
+	Timeout       time.Duration
+	RotationGrace time.Duration
+	DisableAfter  time.Duration
+	// Resolver replaces DNS for URL checks (tests).
+	Resolver interface {
+		LookupIPAddr(ctx context.Context, host string) ([]net.IPAddr, error)
+	}
+}
+
+// Secrets gives the developer's current API secret, which keys the
+// compatibility signature.
+type Secrets interface {
+	CurrentSecret(ctx context.Context, clientID string) (string, error)
+}
+
+// Service manages endpoints and deliveries.
+type Service struct {
+	store   store.Store
+	queue   *queue.Queue
+	box     *seal.Box
+	secrets Secrets
+	events  *event.Log
+	log     *slog.Logger
+	now     func() time.Time
+	cfg     Config
+	policy  netguard.Policy
+	client  *http.Client
+	metrics *Metrics
+}
+
+// NewService returns a Service. It becomes events' dispatcher.
+func NewService(st store.Store, q *queue.Queue, box *seal.Box, secrets Secrets, events *event.Log,
+	log *slog.Logger, now func() time.Time, cfg Config) *Service {
+	if len(cfg.RetrySchedule) == 0 {
+		cfg.RetrySchedule = DefaultRetrySchedule
+	}
+	if cfg.Timeout == 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.RotationGrace == 0 {
+		cfg.RotationGrace = DefaultRotationGrace
+	}
+	if cfg.DisableAfter == 0 {
+		cfg.DisableAfter = DefaultDisableAfter
+	}
+	policy := netguard.Policy{AllowPrivate: !cfg.Production}
+	if cfg.Resolver != nil {
+		policy.Resolver = cfg.Resolver
+	}
+	s := &Service{store: st, queue: q, box: box, secrets: secrets, events: events, log: log, now: now,
+		cfg: cfg, policy: policy, client: netguard.NewHTTPClient(policy, cfg.Timeout), metrics: newMetrics()}
+	events.SetDispatcher(s)
+	return s
+}
+
+// Endpoint is a webhook endpoint as the developer sees it.
+type Endpoint struct {
+	*store.WebhookEndpoint
+}
+
+// RotationEndsAt is when the previous secret stops signing, nil when there
+// is none.
+func (e *Endpoint) RotationEndsAt(now time.Time) *time.Time {
+	if e.PreviousExpiresAt == nil || !e.PreviousExpiresAt.After(now) {
+		return nil
+	}
+	return e.PreviousExpiresAt
+}
+
+func secretPurpose(endpointID string) string { return "webhook_secret:" + endpointID }
+
+// CreateParams describe a new endpoint.
+type CreateParams struct {
+	ClientID   string
+	URL        string
+	EventTypes []string
+}
+
+// Create registers an endpoint and returns it with its signing secret, which
+// is shown this once.
+func (s *Service) Create(ctx context.Context, p CreateParams) (*Endpoint, string, error) {
+	if err := s.checkURL(ctx, p.URL); err != nil {
+		return nil, "", err
+	}
+	types, err := checkTypes("events", p.EventTypes)
+	if err != nil {
+		return nil, "", err
+	}
+	secret, err := whsig.NewSecret()
+	if err != nil {
+		return nil, "", err
+	}
+	now := s.now()
+	id := "we_" + uuid.NewString()
+	ep := &store.WebhookEndpoint{ID: id, ClientID: p.ClientID, URL: p.URL, EventTypes: types,
+		SecretSealed: s.box.Seal([]byte(secret), secretPurpose(id)), Status: store.WebhookEndpointEnabled,
+		CreatedAt: now, UpdatedAt: now}
+	err = s.store.InTx(ctx, func(ex store.Executor) error {
+		existing, err := ex.WebhookEndpointList(ctx, p.ClientID)
+		if err != nil {
+			return err
+		}
+		if len(existing) >= maxEndpoints {
+			return ErrTooManyEndpoints
+		}
+		return ex.WebhookEndpointInsert(ctx, ep)
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	return &Endpoint{ep}, secret, nil
+}
+
+func (s *Service) checkURL(ctx context.Context, raw string) error {
+	if raw == "" {
+		return &InvalidError{"url", "is required"}
+	}
+	if len(raw) > maxURL {
+		return &InvalidError{"url", fmt.Sprintf("must be at most %d characters", maxURL)}
+	}
+	if _, err := s.policy.CheckURL(ctx, raw); err != nil {
+		// netguard's messages begin with "url ".
+		return &InvalidError{"url", strings.TrimPrefix(err.Error(), "url ")}
+	}
+	return nil
+}
+
+func checkTypes(field string, types []string) ([]string, error) {
+	out := []string{}
+	for _, t := range types {
+		if !slices.Contains(event.Types, t) {
+			return nil, &InvalidError{field, fmt.Sprintf("has an unknown event type %q", t)}
+		}
+		if !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
+
+// List returns the developer's endpoints, oldest first.
+func (s *Service) List(ctx context.Context, clientID string) ([]*Endpoint, error) {
+	eps, err := s.store.WebhookEndpointList(ctx, clientID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*Endpoint, len(eps))
+	for i, ep := range eps {
+		out[i] = &Endpoint{ep}
+	}
+	return out, nil
+}
+
+// Get returns one endpoint.
+func (s *Service) Get(ctx context.Context, clientID, id string) (*Endpoint, error) {
+	ep, err := s.store.WebhookEndpointGet(ctx, clientID, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &Endpoint{ep}, nil
+}
+
+// Delete removes an endpoint; its pending deliveries are dropped when they
+// come up.
+func (s *Service) Delete(ctx context.Context, clientID, id string) error {
+	err := s.store.WebhookEndpointDelete(ctx, clientID, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return ErrNotFound
+	}
+	return err
+}
+
+// RotateSecret gives the endpoint a new secret and returns it. The previous
+// one keeps signing beside it for the rotation grace period, so receivers
+// can switch without dropping deliveries.
+func (s *Service) RotateSecret(ctx context.Context, clientID, id string) (*Endpoint, string, error) {
+	secret, err := whsig.NewSecret()
+	if err != nil {
+		return nil, "", err
+	}
+	now := s.now()
+	ep, err := s.store.WebhookEndpointRotateSecret(ctx, &store.WebhookEndpointRotateSecretParams{
+		ClientID: clientID, ID: id, SecretSealed: s.box.Seal([]byte(secret), secretPurpose(id)),
+		PreviousExpiresAt: now.Add(s.cfg.RotationGrace), Now: now})
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, "", ErrNotFound
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	return &Endpoint{ep}, secret, nil
+}
+
+// signingSecrets returns the secrets that sign for the endpoint now: the
+// current one, and the previous one during a rotation.
+func (s *Service) signingSecrets(ep *store.WebhookEndpoint, now time.Time) ([]string, error) {
+	cur, err := s.box.Open(ep.SecretSealed, secretPurpose(ep.ID))
+	if err != nil {
+		return nil, fmt.Errorf("webhook: open secret: %w", err)
+	}
+	secrets := []string{string(cur)}
+	if ep.PreviousSealed != nil && ep.PreviousExpiresAt != nil && ep.PreviousExpiresAt.After(now) {
+		prev, err := s.box.Open(ep.PreviousSealed, secretPurpose(ep.ID))
+		if err != nil {
+			return nil, fmt.Errorf("webhook: open previous secret: %w", err)
+		}
+		secrets = append(secrets, string(prev))
+	}
+	return secrets, nil
+}
+
+// matches reports whether the endpoint takes events of type t. Test events
+// go to every endpoint.
+func matches(ep *store.WebhookEndpoint, t string) bool {
+	return ep.Status == store.WebhookEndpointEnabled &&
+		(len(ep.EventTypes) == 0 || t == event.Test || slices.Contains(ep.EventTypes, t))
+}
+
+// Dispatch inserts a delivery job per matching endpoint in the transaction
+// that records ev (event.Dispatcher).
+func (s *Service) Dispatch(ctx context.Context, ex store.Executor, ev *store.Event) error {
+	eps, err := ex.WebhookEndpointList(ctx, ev.ClientID)
+	if err != nil {
+		return err
+	}
+	var jobs []river.InsertManyParams
+	for _, ep := range eps {
+		if matches(ep, ev.Type) {
+			jobs = append(jobs, s.job(ev.ClientID, ev.ID, ep.ID))
+		}
+	}
+	return s.queue.InsertTx(ctx, ex, jobs)
+}
+
+func (s *Service) job(clientID, eventID, endpointID string) river.InsertManyParams {
+	return river.InsertManyParams{
+		Args:       DeliveryArgs{ClientID: clientID, EventID: eventID, EndpointID: endpointID},
+		InsertOpts: &river.InsertOpts{Queue: queue.QueueWebhooks, MaxAttempts: len(s.cfg.RetrySchedule)},
+	}
+}
+
+// Resend delivers an event again to every enabled endpoint that takes it,
+// or to one endpoint when endpointID is set. It returns how many deliveries
+// were queued. The webhook-id stays the event id.
+func (s *Service) Resend(ctx context.Context, clientID, eventID, endpointID string) (int, error) {
+	var n int
+	err := s.store.InTx(ctx, func(ex store.Executor) error {
+		ev, err := ex.EventGet(ctx, clientID, eventID)
+		if errors.Is(err, store.ErrNotFound) {
+			return ErrEventNotFound
+		}
+		if err != nil {
+			return err
+		}
+		eps, err := ex.WebhookEndpointList(ctx, clientID)
+		if err != nil {
+			return err
+		}
+		var jobs []river.InsertManyParams
+		found := endpointID == ""
+		for _, ep := range eps {
+			if endpointID != "" && ep.ID != endpointID {
+				continue
+			}
+			found = true
+			if ep.Status == store.WebhookEndpointEnabled && (endpointID != "" || matches(ep, ev.Type)) {
+				jobs = append(jobs, s.job(clientID, ev.ID, ep.ID))
+			}
+		}
+		if !found {
+			return ErrNotFound
+		}
+		n = len(jobs)
+		return s.queue.InsertTx(ctx, ex, jobs)
+	})
+	return n, err
+}
+
+// ReplayParams select the events to deliver again to one endpoint.
+type ReplayParams struct {
+	ClientID   string
+	EndpointID string
+	Since      time.Time
+	Until      time.Time
+	// Types filters when set.
+	Types []string
+}
+
+// MaxReplay bounds the events one replay sends.
+const MaxReplay = 10_000
+
+// Replay queues the events created in [Since, Until] that the endpoint takes
+// (narrowed by Types when set) to one endpoint, oldest first, keeping their
+// ids. It returns how many were queued.
+func (s *Service) Replay(ctx context.Context, p ReplayParams) (int, error) {
+	if p.Until.Before(p.Since) {
+		return 0, &InvalidError{"until", "must not be before since"}
+	}
+	types, err := checkTypes("types", p.Types)
+	if err != nil {
+		return 0, err
+	}
+	var n int
+	err = s.store.InTx(ctx, func(ex store.Executor) error {
+		ep, err := ex.WebhookEndpointGet(ctx, p.ClientID, p.EndpointID)
+		if errors.Is(err, store.ErrNotFound) {
+			return ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		if ep.Status != store.WebhookEndpointEnabled {
+			return &InvalidError{"endpoint_id", "the endpoint is disabled"}
+		}
+		var jobs []river.InsertManyParams
+		before := ""
+		for {
+			evs, err := ex.EventList(ctx, &store.EventListParams{ClientID: p.ClientID, Since: &p.Since, Until: &p.Until,
+				Before: before, Limit: 500})
+			if err != nil {
+				return err
+			}
+			for _, ev := range evs {
+				if matches(ep, ev.Type) && (len(types) == 0 || slices.Contains(types, ev.Type)) {
+					jobs = append(jobs, s.job(p.ClientID, ev.ID, ep.ID))
+				}
+			}
+			if len(jobs) > MaxReplay {
+				return &InvalidError{"since", fmt.Sprintf("the range holds more than %d events: replay a shorter one", MaxReplay)}
+			}
+			if len(evs) < 500 {
+				break
+			}
+			before = evs[len(evs)-1].ID
+		}
+		slices.Reverse(jobs) // oldest first
+		n = len(jobs)
+		return s.queue.InsertTx(ctx, ex, jobs)
+	})
+	return n, err
+}
+
+// Metrics returns the delivery metrics, for registering.
+func (s *Service) Metrics() *Metrics { return s.metrics }
+
+// Test records a TEST event for the developer, which goes to every enabled
+// endpoint whatever its filter.
+func (s *Service) Test(ctx context.Context, clientID, message string) (*store.Event, error) {
+	var ev *store.Event
+	err := s.store.InTx(ctx, func(ex store.Executor) error {
+		var err error
+		ev, err = s.events.Record(ctx, ex, event.Params{ClientID: clientID, Type: event.Test,
+			Data: map[string]any{"message": message}, At: s.now()})
+		return err
+	})
+	return ev, err
+}
+
+// Sign returns the body and headers that delivering payload to the endpoint
+// would carry now. The webhook-id is payload's "id" when it is a string.
+func (s *Service) Sign(ctx context.Context, clientID, endpointID string, payload []byte) ([]byte, http.Header, error) {
+	ep, err := s.store.WebhookEndpointGet(ctx, clientID, endpointID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	var body bytes.Buffer
+	if err := json.Compact(&body, payload); err != nil {
+		return nil, nil, &InvalidError{"payload", "must be JSON"}
+	}
+	id, typ := uuid.NewString(), event.Test
+	if r := gjson.GetBytes(body.Bytes(), "id"); r.Type == gjson.String {
+		id = r.String()
+	}
+	if r := gjson.GetBytes(body.Bytes(), "event"); r.Type == gjson.String {
+		typ = r.String()
+	}
+	now := s.now()
+	secrets, err := s.signingSecrets(ep, now)
+	if err != nil {
+		return nil, nil, err
+	}
+	clientSecret, err := s.secrets.CurrentSecret(ctx, clientID)
+	if err != nil {
+		return nil, nil, err
+	}
+	h, err := Headers(id, typ, body.Bytes(), now, clientSecret, secrets...)
+	return body.Bytes(), h, err
+}

@@ -200,6 +200,10 @@ func (c *riverClient[TTx]) migrate(ctx context.Context, db store.Store) error {
 			if !ok {
 				return fmt.Errorf("queue: migrate: transaction is %T", rawTx)
 			}
+			// MigrateTx is deprecated for batching versions in one
+			// transaction; one step at a time under our lock is what it
+			// cannot do wrong, and Migrate takes no lock against other nodes.
+			//lint:ignore SA1019 one version per call, under the migration lock
 			res, err := m.MigrateTx(ctx, tx, rivermigrate.DirectionUp, &rivermigrate.MigrateOpts{MaxSteps: 1})
 			if err != nil {
 				return fmt.Errorf("queue: migrate: %w", err)

@@ -144,7 +144,7 @@ func newApp(ctx context.Context, cfg *config.Config, logOut io.Writer) (*app, er
 		Logger:         a.log.With("component", "river"),
 		Workers:        workers,
 		WebhookWorkers: cfg.WebhookWorkers,
-		JobTimeout:     cfg.WebhookTimeout + time.Minute,
+		JobTimeout:     cfg.WebhookTimeout + webhook.RecordSlack,
 	})
 	if err != nil {
 		st.Close()

@@ -45,7 +45,8 @@ type Config struct {
 	// workers learn of new jobs; on PostgreSQL, LISTEN/NOTIFY wakes them at
 	// once and this is the fallback.
 	FetchPollInterval time.Duration
-	// JobTimeout bounds one run of a job (default 1 minute).
+	// JobTimeout bounds one run of a job (default 1 minute). A job still
+	// marked running 10 s after it (its node died) is run again.
 	JobTimeout time.Duration
 }
 
@@ -72,6 +73,10 @@ func New(db store.Store, cfg Config) (*Queue, error) {
 		FetchCooldown:     2 * time.Millisecond,
 		FetchPollInterval: cmpOr(cfg.FetchPollInterval, 50*time.Millisecond),
 		JobTimeout:        cmpOr(cfg.JobTimeout, time.Minute),
+		// River's default waits an hour before it runs again the jobs of a
+		// node that died mid-job; every job here ends by its timeout, so a
+		// job still running 10 s past it has lost its node.
+		RescueStuckJobsAfter: cmpOr(cfg.JobTimeout, time.Minute) + 10*time.Second,
 		// Failed deliveries keep their errors in Hitch's own attempts table;
 		// River keeps finished jobs a day for operators to look at.
 		CompletedJobRetentionPeriod: 24 * time.Hour,

@@ -54,9 +54,13 @@ type Worker struct {
 // Worker returns the River worker of deliveries.
 func (s *Service) Worker() *Worker { return &Worker{s: s} }
 
+// RecordSlack is the time a delivery job has beyond the HTTP timeout, to
+// load what it sends and record the attempt.
+const RecordSlack = 10 * time.Second
+
 // Timeout leaves room after the HTTP timeout for recording the attempt.
 func (w *Worker) Timeout(*river.Job[DeliveryArgs]) time.Duration {
-	return w.s.cfg.Timeout + 20*time.Second
+	return w.s.cfg.Timeout + RecordSlack
 }
 
 // NextRetry follows the retry schedule, with ±10% jitter so that retries of

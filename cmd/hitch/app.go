@@ -154,6 +154,7 @@ func newApp(ctx context.Context, cfg *config.Config, logOut io.Writer) (*app, er
 		Production:    cfg.Env == config.Production,
 		RetrySchedule: cfg.WebhookRetrySchedule,
 		Timeout:       cfg.WebhookTimeout,
+		Workers:       cfg.WebhookWorkers,
 	})
 	river.AddWorker(workers, a.webhooks.Worker())
 	a.metrics.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))

@@ -36,7 +36,7 @@ func ExamplePolicy_CheckURL() {
 }
 
 func ExampleNewHTTPClient() {
-	client := netguard.NewHTTPClient(netguard.Policy{}, 10*time.Second)
+	client := netguard.NewHTTPClient(netguard.Policy{}, 10*time.Second, 0)
 	// Delivery through this client refuses blocked addresses at dial time
 	// and returns redirects instead of following them.
 	fmt.Println(client.Timeout)

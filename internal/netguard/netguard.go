@@ -407,7 +407,10 @@ func (p Policy) dialTargets(ctx context.Context, network, host string) ([]netip.
 // redirects returned rather than followed (a redirect could point anywhere),
 // and no proxy from the environment (a proxy would dial on our behalf,
 // bypassing the guard).
-func NewHTTPClient(p Policy, timeout time.Duration) *http.Client {
+//
+// maxIdle is how many idle connections per receiver to keep (at least 16):
+// as many as deliveries run at once, so a busy receiver is not redialed.
+func NewHTTPClient(p Policy, timeout time.Duration, maxIdle int) *http.Client {
 	if timeout <= 0 {
 		timeout = defaultTimeout
 	}
@@ -416,7 +419,7 @@ func NewHTTPClient(p Policy, timeout time.Duration) *http.Client {
 		DialContext:            p.DialContext(timeout),
 		ForceAttemptHTTP2:      true,
 		MaxIdleConns:           100,
-		MaxIdleConnsPerHost:    16,
+		MaxIdleConnsPerHost:    max(16, maxIdle),
 		IdleConnTimeout:        90 * time.Second,
 		TLSHandshakeTimeout:    min(timeout, 10*time.Second),
 		ExpectContinueTimeout:  time.Second,

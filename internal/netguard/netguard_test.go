@@ -372,7 +372,7 @@ func countingServer(t *testing.T) (srv *httptest.Server, port string, hits *atom
 // trustingClient is NewHTTPClient trusting the test server's certificate.
 func trustingClient(t *testing.T, p Policy, srv *httptest.Server) *http.Client {
 	t.Helper()
-	client := NewHTTPClient(p, 5*time.Second)
+	client := NewHTTPClient(p, 5*time.Second, 0)
 	client.Transport.(*http.Transport).TLSClientConfig = srv.Client().Transport.(*http.Transport).TLSClientConfig.Clone()
 	t.Cleanup(client.CloseIdleConnections)
 	return client
@@ -571,7 +571,7 @@ func TestNewHTTPClientDoesNotFollowRedirects(t *testing.T) {
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
 
-	client := NewHTTPClient(Policy{AllowPrivate: true}, 5*time.Second)
+	client := NewHTTPClient(Policy{AllowPrivate: true}, 5*time.Second, 0)
 	defer client.CloseIdleConnections()
 	resp, err := client.Get(srv.URL + "/start")
 	if err != nil {
@@ -596,7 +596,7 @@ func TestNewHTTPClientTimeout(t *testing.T) {
 	}))
 	defer srv.Close()
 
-	client := NewHTTPClient(Policy{AllowPrivate: true}, 200*time.Millisecond)
+	client := NewHTTPClient(Policy{AllowPrivate: true}, 200*time.Millisecond, 0)
 	defer client.CloseIdleConnections()
 	start := time.Now()
 	resp, err := client.Get(srv.URL)
@@ -615,7 +615,7 @@ func TestNewHTTPClientTimeout(t *testing.T) {
 
 func TestNewHTTPClientTransport(t *testing.T) {
 	t.Parallel()
-	client := NewHTTPClient(Policy{}, 7*time.Second)
+	client := NewHTTPClient(Policy{}, 7*time.Second, 0)
 	tr, ok := client.Transport.(*http.Transport)
 	if !ok {
 		t.Fatalf("transport is %T, want *http.Transport", client.Transport)
@@ -632,13 +632,16 @@ func TestNewHTTPClientTransport(t *testing.T) {
 	if tr.MaxIdleConnsPerHost != 16 {
 		t.Errorf("MaxIdleConnsPerHost = %d, want 16", tr.MaxIdleConnsPerHost)
 	}
+	if tr := NewHTTPClient(Policy{}, time.Second, 50).Transport.(*http.Transport); tr.MaxIdleConnsPerHost != 50 {
+		t.Errorf("MaxIdleConnsPerHost = %d for 50 workers, want 50", tr.MaxIdleConnsPerHost)
+	}
 	if tr.TLSHandshakeTimeout <= 0 || tr.TLSHandshakeTimeout > 7*time.Second {
 		t.Errorf("TLSHandshakeTimeout = %v, want within (0, 7s]", tr.TLSHandshakeTimeout)
 	}
 	if client.Timeout != 7*time.Second {
 		t.Errorf("Timeout = %v, want 7s", client.Timeout)
 	}
-	if d := NewHTTPClient(Policy{}, 0).Timeout; d != defaultTimeout {
+	if d := NewHTTPClient(Policy{}, 0, 0).Timeout; d != defaultTimeout {
 		t.Errorf("Timeout for 0 = %v, want %v", d, defaultTimeout)
 	}
 }

@@ -254,3 +254,26 @@ func pendingPostgres(ctx context.Context, pool *pgxpool.Pool, kind string) (int6
 	}
 	return n, *oldest, nil
 }
+
+// CompleteTx marks a running job completed in the store transaction ex, so
+// that the work the job recorded there and its completion commit together.
+// ctx must be the one River handed to the worker.
+func CompleteTx[TArgs river.JobArgs](ctx context.Context, ex store.Executor, job *river.Job[TArgs]) error {
+	raw, ok := ex.(interface{ Raw() any })
+	if !ok {
+		return errors.New("queue: complete outside a transaction")
+	}
+	var err error
+	switch tx := raw.Raw().(type) {
+	case *sql.Tx:
+		_, err = river.JobCompleteTx[*riversqlite.Driver](ctx, tx, job)
+	case pgx.Tx:
+		_, err = river.JobCompleteTx[*riverpgxv5.Driver](ctx, tx, job)
+	default:
+		err = fmt.Errorf("transaction is %T", tx)
+	}
+	if err != nil {
+		return fmt.Errorf("queue: complete: %w", err)
+	}
+	return nil
+}

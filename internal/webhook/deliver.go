@@ -17,6 +17,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/hitchdev/hitch/internal/event"
+	"github.com/hitchdev/hitch/internal/queue"
 	"github.com/hitchdev/hitch/internal/store"
 	"github.com/hitchdev/hitch/internal/whsig"
 )
@@ -131,10 +132,13 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[DeliveryArgs]) error {
 		}
 		if o.succeeded() {
 			if ep.FailingSince != nil {
-				_, err := ex.WebhookEndpointSetFailing(rctx, a.ClientID, ep.ID, nil)
-				return err
+				if _, err := ex.WebhookEndpointSetFailing(rctx, a.ClientID, ep.ID, nil); err != nil {
+					return err
+				}
 			}
-			return nil
+			// Completing the job with the attempt saves a write, and a crash
+			// between the two can no longer send this delivery again.
+			return queue.CompleteTx(rctx, ex, job)
 		}
 		if gone {
 			disabled, err = s.disable(rctx, ex, ep, "the endpoint answered 410 Gone")
@@ -208,9 +212,9 @@ func (s *Service) request(ctx context.Context, ep *store.WebhookEndpoint, ev *st
 	if err != nil {
 		return nil, err
 	}
-	clientSecret, err := s.secrets.CurrentSecret(ctx, ep.ClientID)
+	clientSecret, err := s.clientSecret(ctx, ep.ClientID)
 	if err != nil {
-		return nil, fmt.Errorf("webhook: client secret: %w", err)
+		return nil, err
 	}
 	h, err := Headers(ev.ID, ev.Type, ev.Payload, now, clientSecret, secrets...)
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -80,6 +81,9 @@ type Config struct {
 	Timeout       time.Duration
 	RotationGrace time.Duration
 	DisableAfter  time.Duration
+	// Workers is how many deliveries run at once: the HTTP client keeps as
+	// many idle connections per receiver.
+	Workers int
 	// Resolver replaces DNS for URL checks (tests).
 	Resolver interface {
 		LookupIPAddr(ctx context.Context, host string) ([]net.IPAddr, error)
@@ -105,6 +109,42 @@ type Service struct {
 	policy  netguard.Policy
 	client  *http.Client
 	metrics *Metrics
+
+	// clientSecrets caches the developer's API secret that keys the
+	// compatibility signature, so that a delivery does not read and open it
+	// each time. A rotated-out secret stays valid for its grace period,
+	// far longer than an entry lives.
+	clientSecretsMu sync.Mutex
+	clientSecrets   map[string]cachedSecret
+}
+
+type cachedSecret struct {
+	secret  string
+	expires time.Time
+}
+
+// clientSecretTTL is how long a cached API secret is used.
+const clientSecretTTL = 30 * time.Second
+
+func (s *Service) clientSecret(ctx context.Context, clientID string) (string, error) {
+	now := time.Now()
+	s.clientSecretsMu.Lock()
+	c, ok := s.clientSecrets[clientID]
+	s.clientSecretsMu.Unlock()
+	if ok && now.Before(c.expires) {
+		return c.secret, nil
+	}
+	secret, err := s.secrets.CurrentSecret(ctx, clientID)
+	if err != nil {
+		return "", fmt.Errorf("webhook: client secret: %w", err)
+	}
+	s.clientSecretsMu.Lock()
+	defer s.clientSecretsMu.Unlock()
+	if len(s.clientSecrets) > 10_000 { // bound the map; refilling is cheap
+		clear(s.clientSecrets)
+	}
+	s.clientSecrets[clientID] = cachedSecret{secret: secret, expires: now.Add(clientSecretTTL)}
+	return secret, nil
 }
 
 // NewService returns a Service. It becomes events' dispatcher.
@@ -127,7 +167,8 @@ func NewService(st store.Store, q *queue.Queue, box *seal.Box, secrets Secrets, 
 		policy.Resolver = cfg.Resolver
 	}
 	s := &Service{store: st, queue: q, box: box, secrets: secrets, events: events, log: log, now: now,
-		cfg: cfg, policy: policy, client: netguard.NewHTTPClient(policy, cfg.Timeout), metrics: newMetrics()}
+		cfg: cfg, policy: policy, client: netguard.NewHTTPClient(policy, cfg.Timeout, cfg.Workers), metrics: newMetrics(),
+		clientSecrets: map[string]cachedSecret{}}
 	events.SetDispatcher(s)
 	return s
 }
@@ -464,7 +505,7 @@ func (s *Service) Sign(ctx context.Context, clientID, endpointID string, payload
 	if err != nil {
 		return nil, nil, err
 	}
-	clientSecret, err := s.secrets.CurrentSecret(ctx, clientID)
+	clientSecret, err := s.clientSecret(ctx, clientID)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io/fs"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -26,9 +27,10 @@ type Options struct {
 	// Schema, when set, becomes the connections' search_path (tests run
 	// each in its own schema).
 	Schema string
-	// MaxConns caps the pool (default: 4 per CPU, at least 8). The API
-	// holds a connection only for the length of a query, so a pool a few
-	// times the CPU count keeps requests from queueing on it.
+	// MaxConns caps the pool unless the URL sets pool_max_conns (default:
+	// 8 per CPU, at least 16). The API holds a connection only for the
+	// length of a query, and webhook workers share the pool, so a pool a
+	// few times the CPU count keeps requests from queueing on it.
 	MaxConns int32
 }
 
@@ -42,9 +44,13 @@ func Open(ctx context.Context, url string, opts Options) (*sqlstore.DB, error) {
 	if opts.Schema != "" {
 		cfg.ConnConfig.RuntimeParams["search_path"] = opts.Schema
 	}
-	cfg.MaxConns = max(8, 4*int32(runtime.GOMAXPROCS(0)))
-	if opts.MaxConns > 0 {
-		cfg.MaxConns = opts.MaxConns
+	// The URL's pool_max_conns wins; then Options; then a default that
+	// leaves room for the webhook workers beside the API.
+	if !strings.Contains(url, "pool_max_conns") {
+		cfg.MaxConns = max(16, 8*int32(runtime.GOMAXPROCS(0)))
+		if opts.MaxConns > 0 {
+			cfg.MaxConns = opts.MaxConns
+		}
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"time"
+
+	"github.com/hitchdev/hitch/bench/internal/proc"
 )
 
 // bareOptions are the hidden flags of the bare handler process.
@@ -24,7 +26,7 @@ type bareOptions struct {
 // startBare writes body to a file in work and re-executes the benchmark as
 // the bare handler on a free loopback port, so that it is a process of its
 // own like Hitch. It returns the process and its base URL.
-func startBare(work string, body []byte, user, pass string) (*child, string, error) {
+func startBare(work string, body []byte, user, pass string) (*proc.Child, string, error) {
 	bodyFile := filepath.Join(work, "accounts.json")
 	if err := os.WriteFile(bodyFile, body, 0o600); err != nil {
 		return nil, "", err
@@ -33,11 +35,11 @@ func startBare(work string, body []byte, user, pass string) (*child, string, err
 	if err != nil {
 		return nil, "", err
 	}
-	addr, err := freeLoopbackAddr()
+	addr, err := proc.FreeLoopbackAddr()
 	if err != nil {
 		return nil, "", err
 	}
-	c, err := startChild("bare handler", filepath.Join(work, "bare.log"), os.Environ(),
+	c, err := proc.Start("bare handler", filepath.Join(work, "bare.log"), os.Environ(),
 		self, "--serve-bare", addr, "--bare-body-file", bodyFile, "--bare-user", user, "--bare-pass", pass)
 	if err != nil {
 		return nil, "", err
@@ -94,7 +96,7 @@ func serveBare(ctx context.Context, o bareOptions) error {
 		return err
 	case <-ctx.Done():
 	}
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), stopTimeout)
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), proc.StopTimeout)
 	defer cancel()
 	return srv.Shutdown(shutdownCtx)
 }
@@ -115,12 +117,12 @@ func requireBasicAuth(user, pass string, next http.Handler) http.Handler {
 	})
 }
 
-// jsonBody writes body as an application/json 200. Like Hitch, it sets no
-// Content-Length, so both answers are framed the same way on the wire.
+// jsonBody writes body as an application/json 200 with a Content-Length,
+// not chunked: framed as Hitch frames it, so both answers are the same on
+// the wire.
 func jsonBody(body []byte) http.Handler {
 	length := strconv.Itoa(len(body))
 	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		// Framed as Hitch frames it: with a Content-Length, not chunked.
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Content-Length", length)
 		w.Write(body)

@@ -11,91 +11,56 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/hitchdev/hitch/bench/internal/cli"
+	"github.com/hitchdev/hitch/bench/internal/hitch"
 )
 
 // options are the command-line flags.
 type options struct {
-	databaseURL string
-	conns       int
-	duration    time.Duration
-	warmup      time.Duration
-	coldRuns    int
-	repo        string
-	keep        bool
-	jsonPath    string
+	hitch    hitch.Config // --database-url, --repo, --keep
+	conns    int
+	duration time.Duration
+	warmup   time.Duration
+	coldRuns int
+	jsonPath string
 }
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	// After the first Ctrl-C the benchmark cleans up; a second one kills it.
-	context.AfterFunc(ctx, stop)
-	code := dispatch(ctx, os.Args[1:])
-	stop()
-	os.Exit(code)
-}
+func main() { cli.Main("bench/accounts", dispatch) }
 
 // dispatch runs the benchmark, or the bare handler when the benchmark has
-// re-executed itself with --serve-bare, and returns the exit code.
-func dispatch(ctx context.Context, args []string) int {
+// re-executed itself with --serve-bare.
+func dispatch(ctx context.Context, args []string) error {
 	if len(args) > 0 && strings.TrimLeft(args[0], "-") == "serve-bare" {
-		return exitCode(serveBareCommand(ctx, args))
+		return serveBareCommand(ctx, args)
 	}
 	opts, err := parseFlags(args, os.Stderr)
-	if errors.Is(err, flag.ErrHelp) {
-		return 0
-	}
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "bench/accounts: %v\n", err)
-		return 2
+		return err
 	}
-	return exitCode(run(ctx, opts, os.Stdout, os.Stderr))
-}
-
-func exitCode(err error) int {
-	if errors.Is(err, context.Canceled) {
-		fmt.Fprintln(os.Stderr, "bench/accounts: interrupted")
-		return 130
-	}
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "bench/accounts: %v\n", err)
-		return 1
-	}
-	return 0
+	return run(ctx, opts, os.Stdout, os.Stderr)
 }
 
 // parseFlags reads and checks the benchmark's flags.
 func parseFlags(args []string, errOut io.Writer) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("accounts", flag.ContinueOnError)
-	fs.SetOutput(errOut)
-	fs.StringVar(&o.databaseURL, "database-url", "", "PostgreSQL URL to benchmark Hitch on, each run in a fresh schema (default: SQLite in a fresh data dir)")
+	o.hitch.AddFlags(fs)
 	fs.IntVar(&o.conns, "conns", 64, "concurrent keep-alive connections of the load generator")
 	fs.DurationVar(&o.duration, "duration", 10*time.Second, "measured load phase per target")
 	fs.DurationVar(&o.warmup, "warmup", 2*time.Second, "unmeasured load before the measured phase")
 	fs.IntVar(&o.coldRuns, "cold-runs", 5, "cold starts to time (0 skips them)")
-	fs.StringVar(&o.repo, "repo", "", "Hitch repository root (default: found by walking up from the working directory)")
-	fs.BoolVar(&o.keep, "keep", false, "keep the temporary directory (binary, data dirs, server logs)")
 	fs.StringVar(&o.jsonPath, "json", "", "also write the results as JSON to this file")
-	fs.Usage = func() {
-		fmt.Fprintln(errOut, "usage: go run ./bench/accounts [flags]")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
+	if err := cli.ParseFlags(fs, args, errOut, "usage: go run ./bench/accounts [flags]"); err != nil {
 		return o, err
 	}
-	if fs.NArg() > 0 {
-		return o, fmt.Errorf("unexpected arguments: %q", fs.Args())
-	}
-	return o, o.validate()
+	return o, cli.Usage(o.validate())
 }
 
 // validate keeps every loop of the benchmark bounded.
@@ -109,8 +74,6 @@ func (o options) validate() error {
 		return fmt.Errorf("--warmup %v: want 0 to 10m", o.warmup)
 	case o.coldRuns < 0 || o.coldRuns > 100:
 		return fmt.Errorf("--cold-runs %d: want 0 to 100", o.coldRuns)
-	case o.databaseURL != "" && !isPostgresURL(o.databaseURL):
-		return errors.New("--database-url: want postgres://… (leave it empty for SQLite)")
 	}
-	return nil
+	return o.hitch.Validate()
 }

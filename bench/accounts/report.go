@@ -2,16 +2,15 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
-	"net/url"
-	"os"
-	"runtime"
 	"slices"
-	"sort"
 	"strings"
 	"time"
+
+	"github.com/hitchdev/hitch/bench/internal/benchreport"
+	"github.com/hitchdev/hitch/bench/internal/hitch"
+	"github.com/hitchdev/hitch/bench/internal/loadgen"
 )
 
 // The targets bench/README.md sets for Hitch on SQLite at 64 connections.
@@ -24,26 +23,17 @@ const (
 
 // report is everything one run measured; it is also the --json document.
 type report struct {
-	Machine         machine        `json:"machine"`
-	Command         string         `json:"command"`
-	Store           string         `json:"store"`
-	Conns           int            `json:"conns"`
-	WarmupSeconds   float64        `json:"warmup_seconds"`
-	DurationSeconds float64        `json:"duration_seconds"`
-	ColdStart       coldStart      `json:"cold_start"`
-	Results         []targetResult `json:"results"`
+	Machine         benchreport.Machine `json:"machine"`
+	Command         string              `json:"command"`
+	Store           string              `json:"store"`
+	Conns           int                 `json:"conns"`
+	WarmupSeconds   float64             `json:"warmup_seconds"`
+	DurationSeconds float64             `json:"duration_seconds"`
+	ColdStart       coldStart           `json:"cold_start"`
+	Results         []targetResult      `json:"results"`
 	// HitchBarePercent is Hitch's req/s as a percentage of the bare handler's.
 	HitchBarePercent float64  `json:"hitch_bare_throughput_percent"`
 	Notes            []string `json:"notes,omitempty"`
-}
-
-// machine describes where the run happened.
-type machine struct {
-	OS        string `json:"os"`
-	Arch      string `json:"arch"`
-	CPUs      int    `json:"cpus"`
-	CPUModel  string `json:"cpu_model"`
-	GoVersion string `json:"go_version"`
 }
 
 // coldStart is the time from starting hitch serve to its first 200 from
@@ -78,8 +68,8 @@ type targetResult struct {
 
 func newReport(o options, store string) *report {
 	return &report{
-		Machine:         thisMachine(),
-		Command:         commandLine(),
+		Machine:         benchreport.ThisMachine(),
+		Command:         benchreport.CommandLine("go run ./bench/accounts"),
 		Store:           store,
 		Conns:           o.conns,
 		WarmupSeconds:   o.warmup.Seconds(),
@@ -93,7 +83,7 @@ func newColdStart(times []time.Duration) coldStart {
 		return c
 	}
 	for _, t := range times {
-		c.RunsMs = append(c.RunsMs, ms(t))
+		c.RunsMs = append(c.RunsMs, benchreport.Ms(t))
 	}
 	sorted := slices.Sorted(slices.Values(c.RunsMs))
 	n := len(sorted)
@@ -102,33 +92,28 @@ func newColdStart(times []time.Duration) coldStart {
 	return c
 }
 
-func newTargetResult(t target, conns int, s *loadStats, peakRSS, hwm int64) targetResult {
+func newTargetResult(t target, conns int, s *loadgen.Stats, peakRSS, hwm int64) targetResult {
 	r := targetResult{
 		Target:            t.name,
 		Store:             t.store,
 		Conns:             conns,
-		Requests:          s.hist.total,
-		Seconds:           s.elapsed.Seconds(),
-		ReqPerSec:         float64(s.hist.total) / s.elapsed.Seconds(),
-		P50Ms:             ms(s.hist.quantile(0.50)),
-		P90Ms:             ms(s.hist.quantile(0.90)),
-		P99Ms:             ms(s.hist.quantile(0.99)),
-		MaxMs:             ms(s.hist.max),
-		FirstError:        s.firstError,
-		ConnectionsDialed: s.dials,
+		Requests:          s.Hist.Count(),
+		Seconds:           s.Elapsed.Seconds(),
+		ReqPerSec:         s.ReqPerSec(),
+		P50Ms:             benchreport.Ms(s.Hist.Quantile(0.50)),
+		P90Ms:             benchreport.Ms(s.Hist.Quantile(0.90)),
+		P99Ms:             benchreport.Ms(s.Hist.Quantile(0.99)),
+		MaxMs:             benchreport.Ms(s.Hist.Max()),
+		FirstError:        s.Failures.First,
+		ConnectionsDialed: s.Dials,
 		PeakRSSBytes:      peakRSS,
 		VmHWMBytes:        hwm,
 	}
-	for _, n := range s.errors {
-		r.Errors += n
-	}
-	if r.Errors > 0 {
-		r.ErrorKinds = s.errors
+	if r.Errors = s.Failures.Count(); r.Errors > 0 {
+		r.ErrorKinds = s.Failures.ByKind
 	}
 	return r
 }
-
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // result is the row of the named target, if it ran.
 func (r *report) result(name string) (targetResult, bool) {
@@ -152,9 +137,9 @@ func (r *report) totalErrors() int64 {
 // that were not kept alive, and whatever Hitch logged at warn or above.
 func (r *report) finish(hitchLogs map[string][]string) {
 	bare, okBare := r.result("bare")
-	hitch, okHitch := r.result("hitch")
+	hitchRes, okHitch := r.result("hitch")
 	if okBare && okHitch && bare.ReqPerSec > 0 {
-		r.HitchBarePercent = 100 * hitch.ReqPerSec / bare.ReqPerSec
+		r.HitchBarePercent = 100 * hitchRes.ReqPerSec / bare.ReqPerSec
 	}
 	for _, res := range r.Results {
 		if res.Errors > 0 {
@@ -164,15 +149,7 @@ func (r *report) finish(hitchLogs map[string][]string) {
 			r.Notes = append(r.Notes, fmt.Sprintf("%s: %d connections dialed for %d workers: some were not kept alive", res.Target, res.ConnectionsDialed, res.Conns))
 		}
 	}
-	names := make([]string, 0, len(hitchLogs))
-	for name := range hitchLogs {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		lines := hitchLogs[name]
-		r.Notes = append(r.Notes, fmt.Sprintf("%s logged %d lines at warn or above; first: %.300s", name, len(lines), lines[0]))
-	}
+	r.Notes = append(r.Notes, benchreport.LogNotes(hitchLogs)...)
 }
 
 // writeMarkdown prints the report for a terminal or a Markdown document.
@@ -180,7 +157,7 @@ func (r *report) writeMarkdown(w io.Writer) {
 	bw := bufio.NewWriter(w)
 	defer bw.Flush()
 	m := r.Machine
-	fmt.Fprintf(bw, "## GET /accounts/get, %d linked accounts\n\n", linkedAccounts)
+	fmt.Fprintf(bw, "## GET /accounts/get, %d linked accounts\n\n", hitch.LinkedAccounts)
 	fmt.Fprintf(bw, "- machine: %s/%s, %d CPUs, %s, %s\n", m.OS, m.Arch, m.CPUs, m.CPUModel, m.GoVersion)
 	fmt.Fprintf(bw, "- command: `%s`\n", r.Command)
 	fmt.Fprintf(bw, "- load: closed loop on 127.0.0.1, %d connections, %gs warm-up, %gs measured per target\n\n",
@@ -191,7 +168,8 @@ func (r *report) writeMarkdown(w io.Writer) {
 	for _, res := range r.Results {
 		fmt.Fprintf(bw, "| %s | %s | %d | %.0f | %s | %s | %s | %s | %d | %s |\n",
 			res.Target, res.Store, res.Conns, res.ReqPerSec,
-			fmtMs(res.P50Ms), fmtMs(res.P90Ms), fmtMs(res.P99Ms), fmtMs(res.MaxMs), res.Errors, fmtMiB(res.PeakRSSBytes))
+			benchreport.FmtMs(res.P50Ms), benchreport.FmtMs(res.P90Ms), benchreport.FmtMs(res.P99Ms), benchreport.FmtMs(res.MaxMs),
+			res.Errors, benchreport.FmtMiB(res.PeakRSSBytes))
 	}
 	fmt.Fprintln(bw)
 	fmt.Fprintf(bw, "hitch/bare throughput: %.0f%%\n\n", r.HitchBarePercent)
@@ -207,13 +185,14 @@ func (c coldStart) String() string {
 	if c.Runs == 0 {
 		return "skipped"
 	}
-	return fmt.Sprintf("min %s, median %s, max %s over %d runs", fmtMs(c.MinMs), fmtMs(c.MedianMs), fmtMs(c.MaxMs), c.Runs)
+	return fmt.Sprintf("min %s, median %s, max %s over %d runs",
+		benchreport.FmtMs(c.MinMs), benchreport.FmtMs(c.MedianMs), benchreport.FmtMs(c.MaxMs), c.Runs)
 }
 
 func (r *report) hwmLine() string {
 	var parts []string
 	for _, res := range r.Results {
-		parts = append(parts, res.Target+" "+fmtMiB(res.VmHWMBytes))
+		parts = append(parts, res.Target+" "+benchreport.FmtMiB(res.VmHWMBytes))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -227,7 +206,7 @@ func (r *report) targetsScope() string {
 
 // targetChecks compares Hitch's numbers with the targets.
 func (r *report) targetChecks() []string {
-	hitch, ok := r.result("hitch")
+	hitchRes, ok := r.result("hitch")
 	if !ok {
 		return []string{"no hitch result"}
 	}
@@ -239,98 +218,14 @@ func (r *report) targetChecks() []string {
 	}
 	checks := []string{
 		fmt.Sprintf("throughput %.0f%% ≥ %d%% %s", r.HitchBarePercent, targetThroughputPercent, verdict(r.HitchBarePercent >= targetThroughputPercent)),
-		fmt.Sprintf("p99 %s ≤ %s %s", fmtMs(hitch.P99Ms), fmtMs(ms(targetP99)), verdict(hitch.P99Ms <= ms(targetP99))),
-		fmt.Sprintf("peak RSS %s ≤ %s %s", fmtMiB(hitch.PeakRSSBytes), fmtMiB(targetRSSBytes), verdict(hitch.PeakRSSBytes <= targetRSSBytes)),
+		fmt.Sprintf("p99 %s ≤ %s %s", benchreport.FmtMs(hitchRes.P99Ms), benchreport.FmtMs(benchreport.Ms(targetP99)),
+			verdict(hitchRes.P99Ms <= benchreport.Ms(targetP99))),
+		fmt.Sprintf("peak RSS %s ≤ %s %s", benchreport.FmtMiB(hitchRes.PeakRSSBytes), benchreport.FmtMiB(targetRSSBytes),
+			verdict(hitchRes.PeakRSSBytes <= targetRSSBytes)),
 	}
 	if r.ColdStart.Runs > 0 {
 		checks = append(checks, fmt.Sprintf("cold start median %s ≤ %s %s",
-			fmtMs(r.ColdStart.MedianMs), fmtMs(ms(targetColdStart)), verdict(r.ColdStart.MedianMs <= ms(targetColdStart))))
+			benchreport.FmtMs(r.ColdStart.MedianMs), benchreport.FmtMs(benchreport.Ms(targetColdStart)), verdict(r.ColdStart.MedianMs <= benchreport.Ms(targetColdStart))))
 	}
 	return checks
-}
-
-func fmtMs(v float64) string {
-	if v >= 100 {
-		return fmt.Sprintf("%.0f ms", v)
-	}
-	return fmt.Sprintf("%.2f ms", v)
-}
-
-func fmtMiB(b int64) string {
-	if b == 0 {
-		return "n/a"
-	}
-	return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
-}
-
-// writeJSON writes the report to path.
-func (r *report) writeJSON(path string) error {
-	b, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
-}
-
-func thisMachine() machine {
-	return machine{
-		OS:        runtime.GOOS,
-		Arch:      runtime.GOARCH,
-		CPUs:      runtime.NumCPU(),
-		CPUModel:  cpuModel(),
-		GoVersion: runtime.Version(),
-	}
-}
-
-// cpuModel is the first "model name" of /proc/cpuinfo.
-func cpuModel() string {
-	info, err := os.ReadFile("/proc/cpuinfo")
-	if err != nil {
-		return "unknown CPU"
-	}
-	for line := range strings.Lines(string(info)) {
-		key, value, ok := strings.Cut(line, ":")
-		if ok && strings.TrimSpace(key) == "model name" {
-			return strings.TrimSpace(value)
-		}
-	}
-	return "unknown CPU"
-}
-
-// commandLine is how the benchmark was started, quoted for a shell; a
-// binary from `go run` shows as go run ./bench/accounts.
-func commandLine() string {
-	prog := os.Args[0]
-	if strings.Contains(prog, string(os.PathSeparator)+"go-build") {
-		prog = "go run ./bench/accounts"
-	}
-	parts := []string{prog}
-	for _, arg := range os.Args[1:] {
-		parts = append(parts, shellQuote(redactPassword(arg)))
-	}
-	return strings.Join(parts, " ")
-}
-
-// redactPassword hides the password of a database URL argument, so that
-// reports can be shared.
-func redactPassword(arg string) string {
-	prefix, rawURL := "", arg
-	if name, value, ok := strings.Cut(arg, "="); ok && strings.HasPrefix(name, "-") {
-		prefix, rawURL = name+"=", value
-	}
-	if !isPostgresURL(rawURL) {
-		return arg
-	}
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		return prefix + "<unparsable URL>"
-	}
-	return prefix + u.Redacted()
-}
-
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./:=@%+,") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

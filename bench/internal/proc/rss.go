@@ -1,4 +1,4 @@
-package main
+package proc
 
 import (
 	"fmt"
@@ -11,24 +11,25 @@ import (
 // rssInterval is how often a server's resident memory is sampled.
 const rssInterval = 100 * time.Millisecond
 
-// rssSampler records the peak VmRSS of a process until stopped.
-type rssSampler struct {
+// RSSSampler records the peak VmRSS of a process until stopped.
+type RSSSampler struct {
 	done chan struct{}
 	peak chan int64
 }
 
-func startRSSSampler(pid int) *rssSampler {
-	s := &rssSampler{done: make(chan struct{}), peak: make(chan int64, 1)}
+// SampleRSS starts sampling the VmRSS of process pid every 100 ms.
+func SampleRSS(pid int) *RSSSampler {
+	s := &RSSSampler{done: make(chan struct{}), peak: make(chan int64, 1)}
 	go s.loop(pid)
 	return s
 }
 
-func (s *rssSampler) loop(pid int) {
+func (s *RSSSampler) loop(pid int) {
 	ticker := time.NewTicker(rssInterval)
 	defer ticker.Stop()
 	var peak int64
 	sample := func() {
-		if rss, err := procStatusBytes(pid, "VmRSS"); err == nil {
+		if rss, err := StatusBytes(pid, "VmRSS"); err == nil {
 			peak = max(peak, rss)
 		}
 	}
@@ -45,16 +46,16 @@ func (s *rssSampler) loop(pid int) {
 	}
 }
 
-// stop ends the sampling and returns the peak in bytes; 0 where there is no
+// Stop ends the sampling and returns the peak in bytes; 0 where there is no
 // /proc.
-func (s *rssSampler) stop() int64 {
+func (s *RSSSampler) Stop() int64 {
 	close(s.done)
 	return <-s.peak
 }
 
-// procStatusBytes reads a memory field ("VmRSS", "VmHWM") of
-// /proc/PID/status, in bytes.
-func procStatusBytes(pid int, field string) (int64, error) {
+// StatusBytes reads a memory field ("VmRSS", "VmHWM") of /proc/PID/status,
+// in bytes.
+func StatusBytes(pid int, field string) (int64, error) {
 	path := fmt.Sprintf("/proc/%d/status", pid)
 	status, err := os.ReadFile(path)
 	if err != nil {

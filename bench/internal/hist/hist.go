@@ -1,4 +1,6 @@
-package main
+// Package hist counts latencies in a fixed-size log-linear histogram, so
+// that a benchmark's memory does not grow with its request count.
+package hist
 
 import (
 	"math"
@@ -6,9 +8,9 @@ import (
 	"time"
 )
 
-// The histogram's buckets are log-linear, as in HdrHistogram: one per
-// nanosecond below 2·subCount ns, then subCount per power of two, so a
-// bucket's bounds are within 1/subCount (under 1%) of each other.
+// The buckets are log-linear, as in HdrHistogram: one per nanosecond below
+// 2·subCount ns, then subCount per power of two, so a bucket's bounds are
+// within 1/subCount (under 1%) of each other.
 const (
 	subBits  = 7
 	subCount = 1 << subBits
@@ -17,15 +19,15 @@ const (
 	numBuckets = (maxExp - subBits + 1) * subCount
 )
 
-// histogram counts latencies in fixed memory, whatever the request count.
-type histogram struct {
+// Histogram counts latencies. The zero value is empty and ready to use.
+type Histogram struct {
 	counts [numBuckets]int64
 	total  int64
 	max    time.Duration
 }
 
-// record adds one latency.
-func (h *histogram) record(d time.Duration) {
+// Record adds one latency.
+func (h *Histogram) Record(d time.Duration) {
 	v := uint64(max(d, 0))
 	v = min(v, 1<<maxExp-1)
 	h.counts[bucketOf(v)]++
@@ -33,8 +35,8 @@ func (h *histogram) record(d time.Duration) {
 	h.max = max(h.max, d)
 }
 
-// merge adds o's counts to h.
-func (h *histogram) merge(o *histogram) {
+// Merge adds o's counts to h.
+func (h *Histogram) Merge(o *Histogram) {
 	for i, n := range o.counts {
 		h.counts[i] += n
 	}
@@ -42,9 +44,15 @@ func (h *histogram) merge(o *histogram) {
 	h.max = max(h.max, o.max)
 }
 
-// quantile is the smallest bucket bound at or above the q-th fraction of the
+// Count is how many latencies were recorded.
+func (h *Histogram) Count() int64 { return h.total }
+
+// Max is the largest latency recorded, exact even above the last bucket.
+func (h *Histogram) Max() time.Duration { return h.max }
+
+// Quantile is the smallest bucket bound at or above the q-th fraction of the
 // recorded latencies (never above the largest one); 0 when empty.
-func (h *histogram) quantile(q float64) time.Duration {
+func (h *Histogram) Quantile(q float64) time.Duration {
 	if h.total == 0 {
 		return 0
 	}

@@ -1,4 +1,4 @@
-package main
+package hitch
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"time"
 )
@@ -14,17 +15,19 @@ import (
 // psqlTimeout bounds each psql call.
 const psqlTimeout = 30 * time.Second
 
+// IsPostgresURL reports whether s is a postgres:// or postgresql:// URL.
+func IsPostgresURL(s string) bool {
+	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
+}
+
 // databases gives each Hitch start a fresh database: on SQLite the fresh
 // data dir is enough; on PostgreSQL it is a new schema, made with psql and
-// dropped on clean-up.
+// dropped by dropAll.
 type databases struct {
 	// baseURL is --database-url; empty means SQLite.
 	baseURL  string
-	cleanups *cleanups
-}
-
-func isPostgresURL(s string) bool {
-	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
+	progress func(format string, args ...any)
+	schemas  []string
 }
 
 // store names the database for the report.
@@ -48,13 +51,19 @@ func (d *databases) fresh(ctx context.Context) (string, error) {
 	if err := d.psql(ctx, "CREATE SCHEMA "+schema); err != nil {
 		return "", err
 	}
-	d.cleanups.add(func() {
-		// ctx may be over (Ctrl-C); the schema still has to go.
-		if err := d.psql(context.Background(), "DROP SCHEMA "+schema+" CASCADE"); err != nil {
-			fmt.Fprintf(os.Stderr, "bench: %v\n", err)
-		}
-	})
+	d.schemas = append(d.schemas, schema)
 	return withSearchPath(d.baseURL, schema)
+}
+
+// dropAll drops the schemas fresh made, the last first.
+func (d *databases) dropAll() {
+	for _, schema := range slices.Backward(d.schemas) {
+		// The benchmark's ctx may be over (Ctrl-C); the schema still has to go.
+		if err := d.psql(context.Background(), "DROP SCHEMA "+schema+" CASCADE"); err != nil {
+			d.progress("%v", err)
+		}
+	}
+	d.schemas = nil
 }
 
 // psql runs one SQL statement on the base database.

@@ -1,4 +1,4 @@
-package main
+package hist
 
 import (
 	"testing"
@@ -23,9 +23,9 @@ func TestBucketsAreContiguous(t *testing.T) {
 
 func TestQuantile(t *testing.T) {
 	t.Parallel()
-	var h histogram
+	var h Histogram
 	for i := 1; i <= 1000; i++ {
-		h.record(time.Duration(i) * time.Microsecond)
+		h.Record(time.Duration(i) * time.Microsecond)
 	}
 	tests := []struct {
 		q    float64
@@ -37,15 +37,23 @@ func TestQuantile(t *testing.T) {
 		{1, time.Millisecond},
 	}
 	for _, tt := range tests {
-		got := h.quantile(tt.q)
+		got := h.Quantile(tt.q)
 		if got < tt.want || float64(got-tt.want) > float64(tt.want)/subCount {
-			t.Errorf("quantile(%v) = %v, want %v within 1/%d", tt.q, got, tt.want, subCount)
+			t.Errorf("Quantile(%v) = %v, want %v within 1/%d", tt.q, got, tt.want, subCount)
 		}
 	}
-	var other histogram
-	other.record(time.Hour) // clamped into the last bucket, max kept exact
-	h.merge(&other)
-	if h.total != 1001 || h.max != time.Hour || h.quantile(1) != time.Hour {
-		t.Errorf("after merge: total %d, max %v, quantile(1) %v", h.total, h.max, h.quantile(1))
+	var other Histogram
+	other.Record(time.Hour) // clamped into the last bucket, max kept exact
+	h.Merge(&other)
+	if h.Count() != 1001 || h.Max() != time.Hour || h.Quantile(1) != time.Hour {
+		t.Errorf("after Merge: count %d, max %v, Quantile(1) %v", h.Count(), h.Max(), h.Quantile(1))
+	}
+}
+
+func TestEmpty(t *testing.T) {
+	t.Parallel()
+	var h Histogram
+	if h.Count() != 0 || h.Max() != 0 || h.Quantile(0.5) != 0 {
+		t.Errorf("empty: count %d, max %v, Quantile(0.5) %v", h.Count(), h.Max(), h.Quantile(0.5))
 	}
 }

@@ -1,4 +1,6 @@
-package main
+// Package proc starts the server processes a benchmark measures, waits for
+// them to be ready, samples their memory and stops them.
+package proc
 
 import (
 	"bytes"
@@ -18,14 +20,15 @@ const (
 	readyTimeout = 30 * time.Second
 	// pollInterval is the pause between readiness probes.
 	pollInterval = 2 * time.Millisecond
-	// stopTimeout is how long a server gets to exit after SIGTERM before
-	// it is killed.
-	stopTimeout = 5 * time.Second
+	// StopTimeout is how long a server gets to exit after SIGTERM before
+	// it is killed; servers run in the benchmark's own process get as long
+	// to shut down.
+	StopTimeout = 5 * time.Second
 )
 
-// child is a server process started by the benchmark. Its stdout and stderr
+// Child is a server process started by the benchmark. Its stdout and stderr
 // go to a log file.
-type child struct {
+type Child struct {
 	name    string
 	cmd     *exec.Cmd
 	logPath string
@@ -36,8 +39,9 @@ type child struct {
 	stopOnce sync.Once
 }
 
-// startChild starts argv with env, logging to logPath.
-func startChild(name, logPath string, env []string, argv ...string) (*child, error) {
+// Start starts argv with env, logging to logPath. On Linux the process is
+// killed if the benchmark dies without stopping it.
+func Start(name, logPath string, env []string, argv ...string) (*Child, error) {
 	logFile, err := os.Create(logPath)
 	if err != nil {
 		return nil, err
@@ -49,7 +53,7 @@ func startChild(name, logPath string, env []string, argv ...string) (*child, err
 	cmd.Stderr = logFile
 	killWithParent(cmd)
 
-	c := &child{name: name, cmd: cmd, logPath: logPath, exited: make(chan struct{})}
+	c := &Child{name: name, cmd: cmd, logPath: logPath, exited: make(chan struct{})}
 	c.started = time.Now()
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", name, err)
@@ -61,11 +65,28 @@ func startChild(name, logPath string, env []string, argv ...string) (*child, err
 	return c, nil
 }
 
-func (c *child) pid() int { return c.cmd.Process.Pid }
+// Name is the name the process was started with, for messages.
+func (c *Child) Name() string { return c.name }
 
-// stop asks the process to shut down with SIGTERM, kills it if it has not
-// exited within stopTimeout, and waits for it. It is safe to call twice.
-func (c *child) stop() {
+// PID is the process id.
+func (c *Child) PID() int { return c.cmd.Process.Pid }
+
+// LogPath is the file holding the process's stdout and stderr.
+func (c *Child) LogPath() string { return c.logPath }
+
+// Exited is closed once the process has exited.
+func (c *Child) Exited() <-chan struct{} { return c.exited }
+
+// ExitErr describes the exit of the process, which happened during what
+// during says ("under load"), with the end of its log. Call it only once
+// Exited is closed.
+func (c *Child) ExitErr(during string) error {
+	return fmt.Errorf("%s exited %s (%v)%s", c.name, during, c.waitErr, c.LogTail())
+}
+
+// Stop asks the process to shut down with SIGTERM, kills it if it has not
+// exited within StopTimeout, and waits for it. It is safe to call twice.
+func (c *Child) Stop() {
 	c.stopOnce.Do(func() {
 		select {
 		case <-c.exited:
@@ -75,17 +96,17 @@ func (c *child) stop() {
 		_ = c.cmd.Process.Signal(syscall.SIGTERM)
 		select {
 		case <-c.exited:
-		case <-time.After(stopTimeout):
+		case <-time.After(StopTimeout):
 			_ = c.cmd.Process.Kill()
 			<-c.exited
 		}
 	})
 }
 
-// waitReady polls url every pollInterval until it answers 200 and returns the
-// time from the process start to that answer. It gives up when the process
-// exits, ctx ends or readyTimeout has passed.
-func (c *child) waitReady(ctx context.Context, url string) (time.Duration, error) {
+// WaitReady polls url every 2 ms until it answers 200 and returns the time
+// from the process start to that answer. It gives up when the process exits,
+// ctx ends or 30 s have passed since the start.
+func (c *Child) WaitReady(ctx context.Context, url string) (time.Duration, error) {
 	client := &http.Client{Timeout: time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
 	defer client.CloseIdleConnections()
 	deadline := c.started.Add(readyTimeout)
@@ -101,11 +122,11 @@ func (c *child) waitReady(ctx context.Context, url string) (time.Duration, error
 		case <-ctx.Done():
 			return 0, ctx.Err()
 		case <-c.exited:
-			return 0, fmt.Errorf("%s exited before it was ready (%v)%s", c.name, c.waitErr, c.logTail())
+			return 0, c.ExitErr("before it was ready")
 		case <-time.After(pollInterval):
 		}
 	}
-	return 0, fmt.Errorf("%s not ready after %v%s", c.name, readyTimeout, c.logTail())
+	return 0, fmt.Errorf("%s not ready after %v%s", c.name, readyTimeout, c.LogTail())
 }
 
 func answers200(ctx context.Context, client *http.Client, url string) bool {
@@ -121,8 +142,9 @@ func answers200(ctx context.Context, client *http.Client, url string) bool {
 	return resp.StatusCode == http.StatusOK
 }
 
-// logTail is the end of the process's log, for error messages.
-func (c *child) logTail() string {
+// LogTail is the end of the process's log, introduced for an error message;
+// empty when the log is.
+func (c *Child) LogTail() string {
 	const max = 2000
 	log, err := os.ReadFile(c.logPath)
 	if err != nil || len(bytes.TrimSpace(log)) == 0 {
@@ -134,10 +156,10 @@ func (c *child) logTail() string {
 	return "; its log ends:\n" + string(bytes.TrimSpace(log))
 }
 
-// freeLoopbackAddr picks a free port on 127.0.0.1 for a child to listen on.
+// FreeLoopbackAddr picks a free port on 127.0.0.1 for a child to listen on.
 // Another process could take it before the child does; the child would then
-// exit and waitReady say so.
-func freeLoopbackAddr() (string, error) {
+// exit and WaitReady say so.
+func FreeLoopbackAddr() (string, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return "", err

@@ -1,0 +1,90 @@
+// Command webhooks benchmarks webhook delivery: it creates events through
+// Hitch's API for a receiver that answers 200 at once, and reports
+// deliveries per second and commit-to-receipt latency beside the throughput
+// of no-op River jobs on the same store (the queue's own ceiling), and how
+// much GET /accounts/get slows down while a delivery backlog drains:
+//
+//	go run ./bench/webhooks [--database-url postgres://…] [--events 20000] [--workers 50] [--duration 5s]
+//
+// Hitch runs as its own process on 127.0.0.1; the receiver and the load
+// generator run in this one. The report goes to stdout as Markdown, progress
+// to stderr. See bench/README.md.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/hitchdev/hitch/bench/internal/cli"
+	"github.com/hitchdev/hitch/bench/internal/hitch"
+)
+
+// options are the command-line flags.
+type options struct {
+	hitch       hitch.Config // --database-url, --repo, --keep
+	events      int
+	workers     int
+	createConns int
+	pacedRate   float64
+	conns       int
+	duration    time.Duration
+	warmup      time.Duration
+	debugAddr   string
+	jsonPath    string
+}
+
+func main() { cli.Main("bench/webhooks", dispatch) }
+
+// dispatch runs the benchmark.
+func dispatch(ctx context.Context, args []string) error {
+	opts, err := parseFlags(args, os.Stderr)
+	if err != nil {
+		return err
+	}
+	return run(ctx, opts, os.Stdout, os.Stderr)
+}
+
+// parseFlags reads and checks the benchmark's flags.
+func parseFlags(args []string, errOut io.Writer) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("webhooks", flag.ContinueOnError)
+	o.hitch.AddFlags(fs)
+	fs.IntVar(&o.events, "events", 20000, "events to deliver, no-op jobs for the ceiling, and events in the backlog")
+	fs.IntVar(&o.workers, "workers", 50, "webhook workers (hitch --webhook-workers, and the ceiling's River workers)")
+	fs.IntVar(&o.createConns, "create-conns", 32, "concurrent connections creating events")
+	fs.Float64Var(&o.pacedRate, "paced-rate", 100, "events/s created one at a time after the flood, for the latency of an idle queue (0 skips)")
+	fs.IntVar(&o.conns, "conns", 16, "concurrent connections loading GET /accounts/get")
+	fs.DurationVar(&o.duration, "duration", 5*time.Second, "measured API load, idle and while the backlog drains")
+	fs.DurationVar(&o.warmup, "warmup", time.Second, "unmeasured API load before each measurement")
+	fs.StringVar(&o.debugAddr, "debug-addr", "", "pass --debug-addr to hitch, to profile it with pprof (e.g. 127.0.0.1:6060)")
+	fs.StringVar(&o.jsonPath, "json", "", "also write the results as JSON to this file")
+	if err := cli.ParseFlags(fs, args, errOut, "usage: go run ./bench/webhooks [flags]"); err != nil {
+		return o, err
+	}
+	return o, cli.Usage(o.validate())
+}
+
+// validate keeps every loop of the benchmark bounded.
+func (o options) validate() error {
+	switch {
+	case o.events < 1 || o.events > 1_000_000:
+		return fmt.Errorf("--events %d: want 1 to 1000000", o.events)
+	case o.workers < 1 || o.workers > 10_000:
+		return fmt.Errorf("--workers %d: want 1 to 10000", o.workers)
+	case o.createConns < 1 || o.createConns > 1024:
+		return fmt.Errorf("--create-conns %d: want 1 to 1024", o.createConns)
+	case o.pacedRate < 0 || o.pacedRate > 1000:
+		return fmt.Errorf("--paced-rate %g: want 0 to 1000", o.pacedRate)
+	case o.conns < 1 || o.conns > 1024:
+		return fmt.Errorf("--conns %d: want 1 to 1024", o.conns)
+	case o.duration <= 0 || o.duration > 10*time.Minute:
+		return fmt.Errorf("--duration %v: want more than 0 and at most 10m", o.duration)
+	case o.warmup < 0 || o.warmup > time.Minute:
+		return fmt.Errorf("--warmup %v: want 0 to 1m", o.warmup)
+	}
+	return o.hitch.Validate()
+}

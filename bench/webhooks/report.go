@@ -1,0 +1,192 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/hitchdev/hitch/bench/internal/benchreport"
+)
+
+// Targets of the issue, checked on every store.
+const (
+	targetCeilingPercent = 50
+	targetPerSec         = 1500
+	targetP50            = 50 * time.Millisecond
+	targetDropPercent    = 25
+)
+
+// report is everything one run measured.
+type report struct {
+	Machine machine        `json:"machine"`
+	Command string         `json:"command"`
+	Store   string         `json:"store"`
+	Events  int            `json:"events"`
+	Workers int            `json:"workers"`
+	Ceiling ceilingResult  `json:"ceiling"`
+	Deliver deliveryResult `json:"deliver"`
+	Backlog backlogResult  `json:"backlog"`
+	// CeilingPercent is deliveries/s as a share of the ceiling.
+	CeilingPercent  float64  `json:"ceiling_percent"`
+	WarmupSeconds   float64  `json:"warmup_seconds"`
+	DurationSeconds float64  `json:"duration_seconds"`
+	Notes           []string `json:"notes,omitempty"`
+}
+
+// machine describes where the run happened.
+type machine struct {
+	benchreport.Machine
+	// LoadAvg is /proc/loadavg's 1, 5 and 15 minute averages: other work
+	// on the machine skews every number.
+	LoadAvg string `json:"load_avg"`
+}
+
+func newReport(o options, store string) *report {
+	return &report{
+		Machine:         machine{Machine: benchreport.ThisMachine(), LoadAvg: benchreport.LoadAvg()},
+		Command:         benchreport.CommandLine("go run ./bench/webhooks"),
+		Store:           store,
+		Events:          o.events,
+		Workers:         o.workers,
+		WarmupSeconds:   o.warmup.Seconds(),
+		DurationSeconds: o.duration.Seconds(),
+	}
+}
+
+// finish computes the ratio and the notes: failures, and whatever Hitch
+// logged at warn or above.
+func (r *report) finish(hitchLogs map[string][]string) {
+	if r.Ceiling.PerSec > 0 {
+		r.CeilingPercent = 100 * r.Deliver.PerSec / r.Ceiling.PerSec
+	}
+	d := r.Deliver
+	if d.PacedErrors > 0 {
+		r.Notes = append(r.Notes, fmt.Sprintf("delivery: %d paced creates failed", d.PacedErrors))
+	}
+	if n := len(d.CreateErrors); n > 0 {
+		r.Notes = append(r.Notes, fmt.Sprintf("delivery: failed creates %v; first: %s", d.CreateErrors, d.FirstError))
+	}
+	if d.DrainError != "" {
+		r.Notes = append(r.Notes, "delivery: "+d.DrainError)
+	}
+	if d.Unknown > 0 || d.NoID > 0 {
+		r.Notes = append(r.Notes, fmt.Sprintf("delivery: %d deliveries of events no create answered for, %d without a webhook-id", d.Unknown, d.NoID))
+	}
+	// When the last delivery follows the last create closely, delivery
+	// kept pace with creation and the rate measures creation.
+	if d.Delivered > 0 && d.TailMs <= 100*d.SpanSeconds {
+		r.Notes = append(r.Notes, fmt.Sprintf("delivery: the last event arrived %s after the last create: delivery kept pace with creation, so deliveries/s is creation-bound (%.0f events/s created)",
+			benchreport.FmtMs(d.TailMs), d.CreatePerSec))
+	}
+	b := r.Backlog
+	for _, row := range []struct {
+		name string
+		l    apiLoad
+	}{{"idle", b.Idle}, {"backlog", b.Busy}} {
+		name, l := row.name, row.l
+		if l.Errors > 0 {
+			r.Notes = append(r.Notes, fmt.Sprintf("api %s: %d failed requests %v; first: %s", name, l.Errors, l.ErrorKinds, l.FirstError))
+		}
+		if l.Dials > int64(b.Conns) {
+			r.Notes = append(r.Notes, fmt.Sprintf("api %s: %d connections dialed for %d workers", name, l.Dials, b.Conns))
+		}
+	}
+	if len(b.CreateErrors) > 0 {
+		r.Notes = append(r.Notes, fmt.Sprintf("backlog: failed creates %v", b.CreateErrors))
+	}
+	if b.DrainError != "" {
+		r.Notes = append(r.Notes, "backlog: "+b.DrainError)
+	}
+	if b.Drain.Events > 0 && b.Drain.LeftAtEnd == 0 {
+		r.Notes = append(r.Notes, "backlog: it drained before the measured window ended, so the drop understates the cost of a longer backlog; raise --events or lower --duration")
+	}
+	r.Notes = append(r.Notes, benchreport.LogNotes(hitchLogs)...)
+}
+
+// failed says why the run should exit non-zero: lost events or failed
+// requests.
+func (r *report) failed() error {
+	d, b := r.Deliver, r.Backlog
+	switch {
+	case d.Missing > 0 || b.DrainError != "":
+		return fmt.Errorf("events were not delivered (%d missing in the delivery phase)", d.Missing)
+	case len(d.CreateErrors) > 0 || len(b.CreateErrors) > 0 || d.PacedErrors > 0:
+		return fmt.Errorf("creating events failed")
+	case b.Idle.Errors > 0 || b.Busy.Errors > 0:
+		return fmt.Errorf("%d API requests failed", b.Idle.Errors+b.Busy.Errors)
+	}
+	return nil
+}
+
+// writeMarkdown prints the report for a terminal or a Markdown document.
+func (r *report) writeMarkdown(w io.Writer) {
+	bw := bufio.NewWriter(w)
+	defer bw.Flush()
+	m, d, b, c := r.Machine, r.Deliver, r.Backlog, r.Ceiling
+	fmt.Fprintf(bw, "## Webhook delivery on %s: %d events\n\n", r.Store, r.Events)
+	fmt.Fprintf(bw, "- machine: %s/%s, %d CPUs, %s, %s; load average %s at the start\n", m.OS, m.Arch, m.CPUs, m.CPUModel, m.GoVersion, m.LoadAvg)
+	fmt.Fprintf(bw, "- command: `%s`\n", r.Command)
+	fmt.Fprintf(bw, "- hitch: %d webhook workers; events created on %d connections; the receiver answers 200 at once (in the benchmark process)\n", r.Workers, d.CreateConns)
+	fmt.Fprintf(bw, "- latency: from the 200 of the create request (its transaction had committed) to the receipt; event time: from the envelope's timestamp (ms, taken in the transaction)\n\n")
+
+	fmt.Fprintln(bw, "| measure | value |")
+	fmt.Fprintln(bw, "|---|--:|")
+	fmt.Fprintf(bw, "| queue ceiling: no-op River jobs | %.0f jobs/s (%d worked in %.2f s; inserted in %.2f s; all completed at %.2f s) |\n",
+		c.PerSec, c.Jobs, c.WorkedSeconds, c.InsertSeconds, c.CompletedSeconds)
+	fmt.Fprintf(bw, "| events created | %.0f/s (%d in %.2f s) |\n", d.CreatePerSec, d.Created, d.CreateSeconds)
+	fmt.Fprintf(bw, "| deliveries | %.0f/s (%d in %.2f s, first commit to last receipt; %.0f%% of the ceiling) |\n",
+		d.PerSec, d.Delivered, d.SpanSeconds, r.CeilingPercent)
+	fmt.Fprintf(bw, "| commit→receipt p50 / p99 / max | %s / %s / %s |\n", benchreport.FmtMs(d.Latency.P50Ms), benchreport.FmtMs(d.Latency.P99Ms), benchreport.FmtMs(d.Latency.MaxMs))
+	fmt.Fprintf(bw, "| event time→receipt p50 / p99 / max | %s / %s / %s |\n", benchreport.FmtMs(d.EventLatency.P50Ms), benchreport.FmtMs(d.EventLatency.P99Ms), benchreport.FmtMs(d.EventLatency.MaxMs))
+	fmt.Fprintf(bw, "| deliveries while events were created / after | %.0f/s / %.0f/s |\n", d.DuringPerSec, d.AfterPerSec)
+	fmt.Fprintf(bw, "| last create→last receipt | %s |\n", benchreport.FmtMs(d.TailMs))
+	if d.PacedRate > 0 {
+		fmt.Fprintf(bw, "| commit→receipt at %g events/s, one at a time: p50 / p99 / max | %s / %s / %s |\n",
+			d.PacedRate, benchreport.FmtMs(d.Paced.P50Ms), benchreport.FmtMs(d.Paced.P99Ms), benchreport.FmtMs(d.Paced.MaxMs))
+	}
+	fmt.Fprintf(bw, "| duplicates / missing / before their 200 | %d / %d / %d |\n", d.Duplicates, d.Missing, d.Early)
+	fmt.Fprintf(bw, "| connections to the receiver | %d |\n", d.ReceiverConns)
+	fmt.Fprintf(bw, "| hitch peak RSS | %s |\n\n", benchreport.FmtMiB(d.PeakRSSBytes))
+
+	fmt.Fprintf(bw, "| GET /accounts/get, %d conns | req/s | p50 | p99 | max | errors |\n", b.Conns)
+	fmt.Fprintln(bw, "|---|--:|--:|--:|--:|--:|")
+	for _, row := range []struct {
+		name string
+		l    apiLoad
+	}{{"idle", b.Idle}, {"backlog draining", b.Busy}} {
+		fmt.Fprintf(bw, "| %s | %.0f | %s | %s | %s | %d |\n", row.name, row.l.ReqPerSec,
+			benchreport.FmtMs(row.l.Latency.P50Ms), benchreport.FmtMs(row.l.Latency.P99Ms), benchreport.FmtMs(row.l.Latency.MaxMs), row.l.Errors)
+	}
+	fmt.Fprintln(bw)
+	fmt.Fprintf(bw, "API throughput drop while the backlog drains: %.0f%%\n\n", r.Backlog.DropPercent)
+	dr := b.Drain
+	fmt.Fprintf(bw, "- backlog: %d events created in %.1f s with deliveries held, then released as the load began; %d delivered in the %gs measured (%.0f/s), %d left when it ended",
+		dr.Events, b.CreateSeconds, dr.InWindow, r.DurationSeconds, dr.WindowPerSec, dr.LeftAtEnd)
+	if dr.AfterPerSec > 0 {
+		fmt.Fprintf(bw, ", delivered at %.0f/s once the load had stopped", dr.AfterPerSec)
+	}
+	fmt.Fprintf(bw, "; all delivered %.1f s after the release\n", dr.DrainSeconds)
+	fmt.Fprintf(bw, "- targets: %s\n", strings.Join(r.targetChecks(), "; "))
+	for _, note := range r.Notes {
+		fmt.Fprintf(bw, "- note: %s\n", note)
+	}
+}
+
+// targetChecks compares the numbers with the issue's targets.
+func (r *report) targetChecks() []string {
+	verdict := func(pass bool) string {
+		if pass {
+			return "ok"
+		}
+		return "MISSED"
+	}
+	d := r.Deliver
+	return []string{
+		fmt.Sprintf("deliveries %.0f%% of the ceiling ≥ %d%% %s", r.CeilingPercent, targetCeilingPercent, verdict(r.CeilingPercent >= targetCeilingPercent)),
+		fmt.Sprintf("deliveries %.0f/s ≥ %d/s %s", d.PerSec, targetPerSec, verdict(d.PerSec >= targetPerSec)),
+		fmt.Sprintf("p50 %s ≤ %s %s", benchreport.FmtMs(d.Latency.P50Ms), benchreport.FmtMs(benchreport.Ms(targetP50)), verdict(d.Latency.P50Ms <= benchreport.Ms(targetP50))),
+		fmt.Sprintf("API drop %.0f%% ≤ %d%% %s", r.Backlog.DropPercent, targetDropPercent, verdict(r.Backlog.DropPercent <= targetDropPercent)),
+	}
+}

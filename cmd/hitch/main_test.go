@@ -272,3 +272,72 @@ func devMasterKey(t *testing.T, env []string) string {
 	t.Fatal("no HITCH_DATA_DIR")
 	return ""
 }
+
+func TestWebhooksCommands(t *testing.T) {
+	t.Parallel()
+	for name, env := range databases(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			code, out, stderr := cli(t, env, "clients", "create", "--name", "Acme", "--json")
+			if code != 0 {
+				t.Fatalf("create client: %d %s", code, stderr)
+			}
+			var creds struct {
+				ClientID string `json:"client_id"`
+			}
+			if err := json.Unmarshal([]byte(out), &creds); err != nil {
+				t.Fatal(err)
+			}
+			code, out, stderr = cli(t, env, "webhooks", "add", "--client-id", creds.ClientID, "--url", "http://127.0.0.1:9/hooks",
+				"--events", "ACCOUNT_LOGIN_REQUIRED,AUTHENTICATED", "--json")
+			if code != 0 || !regexp.MustCompile(`^\{"id": "we_[^"]+", "url": "http://127\.0\.0\.1:9/hooks", "secret": "whsec_[^"]+"\}\n$`).MatchString(out) {
+				t.Fatalf("add --json: %d %q %s", code, out, stderr)
+			}
+			var ep struct{ ID, Secret string }
+			if err := json.Unmarshal([]byte(out), &ep); err != nil {
+				t.Fatal(err)
+			}
+			code, out, _ = cli(t, env, "webhooks", "list", "--client-id", creds.ClientID)
+			if code != 0 || !strings.Contains(out, ep.ID) || !strings.Contains(out, "ACCOUNT_LOGIN_REQUIRED,AUTHENTICATED") || strings.Contains(out, ep.Secret) {
+				t.Fatalf("list: %d %q", code, out)
+			}
+			code, out, _ = cli(t, env, "webhooks", "rotate-secret", "--client-id", creds.ClientID, "--id", ep.ID, "--json")
+			if code != 0 || !strings.Contains(out, `"secret": "whsec_`) || strings.Contains(out, ep.Secret) {
+				t.Fatalf("rotate-secret: %d %q", code, out)
+			}
+			for _, tc := range []struct {
+				args []string
+				want string
+			}{
+				{[]string{"webhooks", "add", "--client-id", creds.ClientID, "--url", "ftp://x"}, "--url"},
+				{[]string{"webhooks", "add", "--client-id", creds.ClientID, "--url", "http://127.0.0.1:9/x", "--events", "NOPE"}, "NOPE"},
+				{[]string{"webhooks", "add", "--client-id", "nobody-here", "--url", "http://127.0.0.1:9/x"}, "no client"},
+				{[]string{"webhooks", "remove", "--client-id", creds.ClientID, "--id", "we_nope"}, "no endpoint"},
+				{[]string{"webhooks", "list"}, "--client-id"},
+			} {
+				if code, _, stderr := cli(t, env, tc.args...); code != 1 || !strings.Contains(stderr, tc.want) {
+					t.Errorf("%v: %d %q, want an error naming %q", tc.args, code, stderr, tc.want)
+				}
+			}
+			// In production, a URL must be https to a public address.
+			prodEnv := append([]string{"HITCH_MASTER_KEY=" + devMasterKey(t, env)}, env...)
+			code, out, _ = cli(t, prodEnv, "clients", "create", "--name", "Prod", "--env", "production", "--json")
+			var prod struct {
+				ClientID string `json:"client_id"`
+			}
+			if code != 0 || json.Unmarshal([]byte(out), &prod) != nil {
+				t.Fatalf("create production client: %d %q", code, out)
+			}
+			if code, _, stderr := cli(t, prodEnv, "webhooks", "add", "--env", "production", "--client-id", prod.ClientID,
+				"--url", "https://127.0.0.1/hooks"); code != 1 || !strings.Contains(stderr, "loopback") {
+				t.Errorf("production loopback URL: %d %q", code, stderr)
+			}
+			if code, out, _ := cli(t, env, "webhooks", "remove", "--client-id", creds.ClientID, "--id", ep.ID); code != 0 || !strings.Contains(out, ep.ID) {
+				t.Fatalf("remove: %d %q", code, out)
+			}
+			if _, out, _ := cli(t, env, "webhooks", "list", "--client-id", creds.ClientID, "--json"); strings.TrimSpace(out) != "[]" {
+				t.Errorf("list after remove: %q", out)
+			}
+		})
+	}
+}

@@ -48,7 +48,7 @@ func (s *Server) listMerchants(w http.ResponseWriter, r *http.Request) error {
 	merchants := s.Catalog.List(product, search)
 	out := make([]merchantJSON, len(merchants))
 	for i, m := range merchants {
-		out[i] = merchantJSON{ID: m.ID, Name: m.Name, Category: m.Category, Logo: s.Accounts.LogoURL(m.ID)}
+		out[i] = merchantJSON{ID: m.ID, Name: m.Name, Category: m.Category, Logo: s.Accounts.Merchant(m.ID).Logo}
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil

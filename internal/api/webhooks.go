@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -165,10 +166,8 @@ func errInvalidCursor() *Error {
 }
 
 func checkEventType(field, t string) error {
-	for _, known := range event.Types {
-		if t == known {
-			return nil
-		}
+	if slices.Contains(event.Types, t) {
+		return nil
 	}
 	return errInvalidField("The %s field must be one of %s.", field, strings.Join(event.Types, ", "))
 }
@@ -179,11 +178,17 @@ func queryTime(q url.Values, name string) (*time.Time, error) {
 	if raw == "" {
 		return nil, nil
 	}
+	t, err := parseTime(name, raw)
+	return &t, err
+}
+
+// parseTime reads the RFC 3339 time of field.
+func parseTime(field, raw string) (time.Time, error) {
 	t, err := time.Parse(time.RFC3339Nano, raw)
 	if err != nil {
-		return nil, errInvalidField("The %s field must be an RFC 3339 time such as 2026-01-02T15:04:05Z.", name)
+		return time.Time{}, errInvalidField("The %s field must be an RFC 3339 time such as 2026-01-02T15:04:05Z.", field)
 	}
-	return &t, nil
+	return t, nil
 }
 
 type attemptJSON struct {
@@ -229,10 +234,8 @@ func (s *Server) resendEvent(w http.ResponseWriter, r *http.Request) error {
 	var req struct {
 		EndpointID *string `json:"endpoint_id"`
 	}
-	if r.ContentLength != 0 {
-		if err := decode(r, &req); err != nil {
-			return err
-		}
+	if err := decodeOptional(r, &req); err != nil {
+		return err
 	}
 	if err := checkEventID(r.PathValue("id")); err != nil {
 		return err
@@ -264,23 +267,18 @@ func (s *Server) replayEvents(w http.ResponseWriter, r *http.Request) error {
 	if req.EndpointID == nil {
 		return errRequired("endpoint_id")
 	}
+	if req.Since == nil {
+		return errRequired("since")
+	}
 	p := webhook.ReplayParams{ClientID: clientFrom(r.Context()).ID, EndpointID: *req.EndpointID, Until: s.Now().UTC()}
-	for _, f := range []struct {
-		name string
-		v    *string
-		dst  *time.Time
-	}{{"since", req.Since, &p.Since}, {"until", req.Until, &p.Until}} {
-		if f.v == nil {
-			if f.name == "since" {
-				return errRequired("since")
-			}
-			continue
+	var err error
+	if p.Since, err = parseTime("since", *req.Since); err != nil {
+		return err
+	}
+	if req.Until != nil {
+		if p.Until, err = parseTime("until", *req.Until); err != nil {
+			return err
 		}
-		t, err := time.Parse(time.RFC3339Nano, *f.v)
-		if err != nil {
-			return errInvalidField("The %s field must be an RFC 3339 time such as 2026-01-02T15:04:05Z.", f.name)
-		}
-		*f.dst = t
 	}
 	if req.Types != nil {
 		p.Types = *req.Types
@@ -293,15 +291,21 @@ func (s *Server) replayEvents(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// decodeOptional decodes a body that may be left out altogether.
+func decodeOptional(r *http.Request, dst any) error {
+	if r.ContentLength == 0 {
+		return nil
+	}
+	return decode(r, dst)
+}
+
 // devTestWebhook records a TEST event, delivered to every enabled endpoint.
 func (s *Server) devTestWebhook(w http.ResponseWriter, r *http.Request) error {
 	var req struct {
 		Message *string `json:"message"`
 	}
-	if r.ContentLength != 0 {
-		if err := decode(r, &req); err != nil {
-			return err
-		}
+	if err := decodeOptional(r, &req); err != nil {
+		return err
 	}
 	msg := "This is a test event from Hitch."
 	if req.Message != nil {

@@ -6,6 +6,7 @@
 package queue
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -16,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 	"github.com/riverqueue/river/rivermigrate"
@@ -59,7 +61,6 @@ type Queue struct {
 // client is River's Client without its transaction type parameter.
 type client interface {
 	insertManyTx(ctx context.Context, rawTx any, params []river.InsertManyParams) error
-	migrate(ctx context.Context, db store.Store) error
 	pending(ctx context.Context, kind string) (count int64, oldest time.Time, err error)
 	Start(ctx context.Context) error
 	Stop(ctx context.Context) error
@@ -68,15 +69,16 @@ type client interface {
 // New makes a client on db's own pool. It does not start working: call
 // Start.
 func New(db store.Store, cfg Config) (*Queue, error) {
+	jobTimeout := cmp.Or(cfg.JobTimeout, time.Minute)
 	rc := &river.Config{
 		Logger:            cfg.Logger,
 		FetchCooldown:     2 * time.Millisecond,
-		FetchPollInterval: cmpOr(cfg.FetchPollInterval, 50*time.Millisecond),
-		JobTimeout:        cmpOr(cfg.JobTimeout, time.Minute),
+		FetchPollInterval: cmp.Or(cfg.FetchPollInterval, 50*time.Millisecond),
+		JobTimeout:        jobTimeout,
 		// River's default waits an hour before it runs again the jobs of a
 		// node that died mid-job; every job here ends by its timeout, so a
 		// job still running 10 s past it has lost its node.
-		RescueStuckJobsAfter: cmpOr(cfg.JobTimeout, time.Minute) + 10*time.Second,
+		RescueStuckJobsAfter: jobTimeout + 10*time.Second,
 		// Failed deliveries keep their errors in Hitch's own attempts table;
 		// River keeps finished jobs a day for operators to look at.
 		CompletedJobRetentionPeriod: 24 * time.Hour,
@@ -88,7 +90,7 @@ func New(db store.Store, cfg Config) (*Queue, error) {
 		rc.Workers = cfg.Workers
 		rc.Queues = map[string]river.QueueConfig{
 			QueueDefault:  {MaxWorkers: 10},
-			QueueWebhooks: {MaxWorkers: cmpOr(cfg.WebhookWorkers, 50)},
+			QueueWebhooks: {MaxWorkers: cmp.Or(cfg.WebhookWorkers, 50)},
 		}
 	}
 	pool, schema := db.Native()
@@ -100,7 +102,7 @@ func New(db store.Store, cfg Config) (*Queue, error) {
 		if err != nil {
 			return nil, fmt.Errorf("queue: %w", err)
 		}
-		q.c = &riverClient[*sql.Tx]{Client: c, schema: schema, pendingFn: func(ctx context.Context, kind string) (int64, time.Time, error) {
+		q.c = &riverClient[*sql.Tx]{Client: c, pendingFn: func(ctx context.Context, kind string) (int64, time.Time, error) {
 			return pendingSQLite(ctx, pool, kind)
 		}}
 	case *pgxpool.Pool:
@@ -108,7 +110,7 @@ func New(db store.Store, cfg Config) (*Queue, error) {
 		if err != nil {
 			return nil, fmt.Errorf("queue: %w", err)
 		}
-		q.c = &riverClient[pgx.Tx]{Client: c, schema: schema, pendingFn: func(ctx context.Context, kind string) (int64, time.Time, error) {
+		q.c = &riverClient[pgx.Tx]{Client: c, pendingFn: func(ctx context.Context, kind string) (int64, time.Time, error) {
 			return pendingPostgres(ctx, pool, kind)
 		}}
 	default:
@@ -117,21 +119,17 @@ func New(db store.Store, cfg Config) (*Queue, error) {
 	return q, nil
 }
 
-func cmpOr[T comparable](v, def T) T {
-	var zero T
-	if v == zero {
-		return def
-	}
-	return v
-}
-
 // Migrate applies River's own migrations under the store's migration lock.
 func Migrate(ctx context.Context, db store.Store) error {
-	q, err := New(db, Config{})
-	if err != nil {
-		return err
+	pool, schema := db.Native()
+	switch pool := pool.(type) {
+	case *sql.DB:
+		return migrate(ctx, db, riversqlite.New(pool), schema)
+	case *pgxpool.Pool:
+		return migrate(ctx, db, riverpgxv5.New(pool), schema)
+	default:
+		return fmt.Errorf("queue: unsupported pool %T", pool)
 	}
-	return q.c.migrate(ctx, db)
 }
 
 // InsertTx inserts jobs in the store transaction ex (an Executor handed to
@@ -172,7 +170,6 @@ func (q *Queue) Pending(ctx context.Context, kind string) (int64, time.Time, err
 
 type riverClient[TTx any] struct {
 	*river.Client[TTx]
-	schema    string
 	pendingFn func(ctx context.Context, kind string) (int64, time.Time, error)
 }
 
@@ -191,8 +188,8 @@ func (c *riverClient[TTx]) insertManyTx(ctx context.Context, rawTx any, params [
 	return nil
 }
 
-func (c *riverClient[TTx]) migrate(ctx context.Context, db store.Store) error {
-	m, err := rivermigrate.New(c.Driver(), &rivermigrate.Config{Logger: slog.New(slog.DiscardHandler), Schema: c.schema})
+func migrate[TTx any](ctx context.Context, db store.Store, driver riverdriver.Driver[TTx], schema string) error {
+	m, err := rivermigrate.New(driver, &rivermigrate.Config{Logger: slog.New(slog.DiscardHandler), Schema: schema})
 	if err != nil {
 		return fmt.Errorf("queue: migrate: %w", err)
 	}

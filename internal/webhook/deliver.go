@@ -207,16 +207,7 @@ func (s *Service) disable(ctx context.Context, ex store.Executor, ep *store.Webh
 
 // request builds the signed POST of an event.
 func (s *Service) request(ctx context.Context, ep *store.WebhookEndpoint, ev *store.Event) (*http.Request, error) {
-	now := s.now()
-	secrets, err := s.signingSecrets(ep, now)
-	if err != nil {
-		return nil, err
-	}
-	clientSecret, err := s.clientSecret(ctx, ep.ClientID)
-	if err != nil {
-		return nil, err
-	}
-	h, err := Headers(ev.ID, ev.Type, ev.Payload, now, clientSecret, secrets...)
+	h, err := s.headers(ctx, ep, ev.ID, ev.Type, ev.Payload)
 	if err != nil {
 		return nil, err
 	}
@@ -226,6 +217,21 @@ func (s *Service) request(ctx context.Context, ep *store.WebhookEndpoint, ev *st
 	}
 	req.Header = h
 	return req, nil
+}
+
+// headers signs a delivery of body to ep now, with the endpoint's live
+// secrets and the developer's API secret.
+func (s *Service) headers(ctx context.Context, ep *store.WebhookEndpoint, eventID, eventType string, body []byte) (http.Header, error) {
+	now := s.now()
+	secrets, err := s.signingSecrets(ep, now)
+	if err != nil {
+		return nil, err
+	}
+	clientSecret, err := s.clientSecret(ctx, ep.ClientID)
+	if err != nil {
+		return nil, err
+	}
+	return Headers(eventID, eventType, body, now, clientSecret, secrets...)
 }
 
 // Headers are the headers of a delivery of body: Standard Webhooks signed

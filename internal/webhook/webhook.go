@@ -463,9 +463,6 @@ func (s *Service) Replay(ctx context.Context, p ReplayParams) (int, error) {
 	return n, err
 }
 
-// Metrics returns the delivery metrics, for registering.
-func (s *Service) Metrics() *Metrics { return s.metrics }
-
 // Test records a TEST event for the developer, which goes to every enabled
 // endpoint whatever its filter.
 func (s *Service) Test(ctx context.Context, clientID, message string) (*store.Event, error) {
@@ -500,15 +497,6 @@ func (s *Service) Sign(ctx context.Context, clientID, endpointID string, payload
 	if r := gjson.GetBytes(body.Bytes(), "event"); r.Type == gjson.String {
 		typ = r.String()
 	}
-	now := s.now()
-	secrets, err := s.signingSecrets(ep, now)
-	if err != nil {
-		return nil, nil, err
-	}
-	clientSecret, err := s.clientSecret(ctx, clientID)
-	if err != nil {
-		return nil, nil, err
-	}
-	h, err := Headers(id, typ, body.Bytes(), now, clientSecret, secrets...)
+	h, err := s.headers(ctx, ep, id, typ, body.Bytes())
 	return body.Bytes(), h, err
 }

@@ -15,7 +15,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"time"
 
 	"modernc.org/sqlite"
@@ -53,10 +52,7 @@ func Open(ctx context.Context, path string) (*sqlstore.DB, error) {
 
 	writerQuery := cloneValues(pragmas)
 	writerQuery.Set("_txlock", "immediate") // take the write lock at BEGIN, not on first write
-	writer, err := sql.Open("sqlite", "file:"+path+"?"+writerQuery.Encode())
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: open writer: %w", err)
-	}
+	writer := sql.OpenDB(&connector{dsn: "file:" + path + "?" + writerQuery.Encode()})
 	writer.SetMaxOpenConns(1)
 	writer.SetMaxIdleConns(1)
 	writer.SetConnMaxLifetime(0)
@@ -64,17 +60,13 @@ func Open(ctx context.Context, path string) (*sqlstore.DB, error) {
 
 	readerQuery := cloneValues(pragmas)
 	readerQuery.Add("_pragma", "query_only(1)")
-	reader, err := sql.Open("sqlite", "file:"+path+"?"+readerQuery.Encode())
-	if err != nil {
-		writer.Close()
-		return nil, fmt.Errorf("sqlite: open readers: %w", err)
-	}
+	reader := sql.OpenDB(&connector{dsn: "file:" + path + "?" + readerQuery.Encode()})
 	readers := max(4, runtime.GOMAXPROCS(0))
 	reader.SetMaxOpenConns(readers)
 	reader.SetMaxIdleConns(readers)
 	reader.SetConnMaxIdleTime(0)
 
-	d := &driver{writer: writer, reader: reader, readStmts: map[string]*sql.Stmt{}}
+	d := &driver{writer: writer, reader: reader}
 	// Open the writer first so that WAL mode is set before readers attach.
 	if err := d.Ping(ctx); err != nil {
 		d.Close()
@@ -94,13 +86,6 @@ func cloneValues(v url.Values) url.Values {
 type driver struct {
 	writer *sql.DB // one connection: SQLite has one writer at a time
 	reader *sql.DB // query_only connections for reads outside transactions
-
-	// readStmts caches the reader pool's prepared statements by query text:
-	// parsing SQL was a fifth of the CPU of a read before. Hitch's queries
-	// are a fixed set of constants, so the map stays small. Writes are not
-	// cached: they run in transactions on the single writer connection.
-	mu        sync.RWMutex
-	readStmts map[string]*sql.Stmt
 }
 
 func (d *driver) Name() string { return "sqlite" }
@@ -113,35 +98,7 @@ func (d *driver) Ping(ctx context.Context) error {
 }
 
 func (d *driver) Close() error {
-	d.mu.Lock()
-	for _, st := range d.readStmts {
-		st.Close()
-	}
-	clear(d.readStmts)
-	d.mu.Unlock()
 	return errors.Join(d.reader.Close(), d.writer.Close())
-}
-
-// readStmt returns the reader pool's prepared statement for query.
-func (d *driver) readStmt(ctx context.Context, query string) (*sql.Stmt, error) {
-	d.mu.RLock()
-	st := d.readStmts[query]
-	d.mu.RUnlock()
-	if st != nil {
-		return st, nil
-	}
-	st, err := d.reader.PrepareContext(ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if prev := d.readStmts[query]; prev != nil { // prepared concurrently
-		st.Close()
-		return prev, nil
-	}
-	d.readStmts[query] = st
-	return st, nil
 }
 
 func (d *driver) Migrations() fs.FS {
@@ -182,17 +139,11 @@ func (d *driver) Exec(ctx context.Context, query string, args ...any) (int64, er
 }
 
 func (d *driver) Query(ctx context.Context, query string, args ...any) (sqlstore.Rows, error) {
-	var rows *sql.Rows
-	var err error
+	db := d.writer
 	if isRead(query) {
-		var st *sql.Stmt
-		if st, err = d.readStmt(ctx, query); err != nil {
-			return nil, err
-		}
-		rows, err = st.QueryContext(ctx, args...)
-	} else {
-		rows, err = d.writer.QueryContext(ctx, query, args...)
+		db = d.reader
 	}
+	rows, err := db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -200,21 +151,11 @@ func (d *driver) Query(ctx context.Context, query string, args ...any) (sqlstore
 }
 
 func (d *driver) QueryRow(ctx context.Context, query string, args ...any) sqlstore.Row {
-	if !isRead(query) {
-		return d.writer.QueryRowContext(ctx, query, args...)
+	if isRead(query) {
+		return d.reader.QueryRowContext(ctx, query, args...)
 	}
-	st, err := d.readStmt(ctx, query)
-	if err != nil {
-		return errRow{err}
-	}
-	return st.QueryRowContext(ctx, args...)
+	return d.writer.QueryRowContext(ctx, query, args...)
 }
-
-// errRow is a Row whose Scan reports an error that happened before the
-// query ran.
-type errRow struct{ err error }
-
-func (r errRow) Scan(...any) error { return r.err }
 
 func (d *driver) Begin(ctx context.Context) (sqlstore.Tx, error) {
 	tx, err := d.writer.BeginTx(ctx, nil)

@@ -557,3 +557,141 @@ func TestWebhookRedirectIsAFailure(t *testing.T) {
 		}
 	}, withWorkers)
 }
+
+// A burst of deliveries to several endpoints commits its records in groups:
+// every event reaches every endpoint, each delivery has exactly one
+// succeeded attempt, no job is left, and an endpoint that failed and then
+// recovered is no longer marked failing.
+func TestWebhookBurstRecordsEachDeliveryOnce(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, h *harness) {
+		const events = 40
+		steady := []*receiver{newReceiver(t, nil), newReceiver(t, nil)}
+		flaky := newReceiver(t, func(n int, w http.ResponseWriter) {
+			if n <= 3 {
+				http.Error(w, "warming up", http.StatusServiceUnavailable)
+			}
+		})
+		var ids []string
+		for _, r := range steady {
+			ids = append(ids, h.addEndpoint(t, r.url).ID)
+		}
+		flakyID := h.addEndpoint(t, flaky.url).ID
+
+		var wg sync.WaitGroup
+		errs := make(chan string, events)
+		for i := range events {
+			wg.Go(func() {
+				resp := h.do("POST", "/development/webhooks/test", map[string]any{"message": strings.Repeat("x", i)}, nil)
+				if resp.status != 200 {
+					errs <- string(resp.body)
+				}
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for e := range errs {
+			t.Fatalf("create test event: %s", e)
+		}
+
+		evs := h.events(h.clientID)
+		if len(evs) != events {
+			t.Fatalf("%d events recorded, want %d", len(evs), events)
+		}
+		for _, r := range steady {
+			seen := map[string]int{}
+			for _, d := range r.wait(t, events) {
+				seen[d.header.Get("webhook-id")]++
+			}
+			for _, ev := range evs {
+				if seen[ev.ID] != 1 {
+					t.Errorf("event %s delivered %d times to one endpoint, want once", ev.ID, seen[ev.ID])
+				}
+			}
+		}
+		flaky.wait(t, events+3)
+		eventually(t, "every delivery's attempt to be recorded", func() bool {
+			for _, ev := range evs {
+				succeeded := map[string]int{}
+				for _, a := range h.attempts(t, ev.ID) {
+					if a.Outcome == "succeeded" {
+						succeeded[a.EndpointID]++
+					}
+				}
+				for _, id := range append(ids, flakyID) {
+					if succeeded[id] != 1 {
+						return false
+					}
+				}
+			}
+			return true
+		})
+		eventually(t, "no delivery job left", func() bool {
+			n, _, err := h.queue.Pending(context.Background(), "webhook_delivery")
+			return err == nil && n == 0
+		})
+		ep, err := h.store.WebhookEndpointGet(context.Background(), h.clientID, flakyID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ep.FailingSince != nil {
+			t.Errorf("endpoint still failing since %v after its deliveries succeeded", ep.FailingSince)
+		}
+	}, withWorkers)
+}
+
+// An endpoint removed while its deliveries are in flight cannot have their
+// attempts recorded (the endpoint's rows are gone); that must not fail the
+// records of other endpoints' deliveries committed in the same group, and
+// the removed endpoint's jobs end instead of retrying forever.
+func TestWebhookRemovedEndpointDoesNotFailOthers(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, h *harness) {
+		const events = 10
+		release := make(chan struct{})
+		hold := func(int, http.ResponseWriter) { <-release }
+		kept, removed := newReceiver(t, hold), newReceiver(t, hold)
+		keptID := h.addEndpoint(t, kept.url).ID
+		removedID := h.addEndpoint(t, removed.url).ID
+		for i := range events {
+			if resp := h.do("POST", "/development/webhooks/test", map[string]any{"message": strings.Repeat("y", i)}, nil); resp.status != 200 {
+				t.Fatalf("create test event: %d %s", resp.status, resp.body)
+			}
+		}
+		eventually(t, "every delivery to be in flight", func() bool {
+			kept.mu.Lock()
+			removed.mu.Lock()
+			defer kept.mu.Unlock()
+			defer removed.mu.Unlock()
+			return len(kept.deliveries) == events && len(removed.deliveries) == events
+		})
+		if resp := h.do("DELETE", "/webhooks/endpoints/"+removedID, nil, nil); resp.status != 200 {
+			t.Fatalf("remove endpoint: %d %s", resp.status, resp.body)
+		}
+		close(release)
+
+		eventually(t, "the kept endpoint's attempts to be recorded and every job to end", func() bool {
+			for _, ev := range h.events(h.clientID) {
+				n := 0
+				for _, a := range h.attempts(t, ev.ID) {
+					if a.EndpointID == removedID {
+						t.Fatalf("attempt recorded for the removed endpoint: %+v", a)
+					}
+					if a.EndpointID == keptID && a.Outcome == "succeeded" {
+						n++
+					}
+				}
+				if n != 1 {
+					return false
+				}
+			}
+			pending, _, err := h.queue.Pending(context.Background(), "webhook_delivery")
+			return err == nil && pending == 0
+		})
+		if n := len(kept.wait(t, events)); n != events {
+			t.Errorf("kept endpoint got %d deliveries, want %d", n, events)
+		}
+	}, withWorkers, func(o *harnessOptions) {
+		o.retrySchedule = []time.Duration{0, 50 * time.Millisecond, 50 * time.Millisecond}
+	})
+}

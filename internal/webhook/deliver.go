@@ -17,7 +17,6 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/hitchdev/hitch/internal/event"
-	"github.com/hitchdev/hitch/internal/queue"
 	"github.com/hitchdev/hitch/internal/store"
 	"github.com/hitchdev/hitch/internal/whsig"
 )
@@ -125,20 +124,18 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[DeliveryArgs]) error {
 	gone := o.status != nil && *o.status == http.StatusGone
 	// The attempt happened: record it even if the job's time ran out.
 	rctx := context.WithoutCancel(ctx)
+	if o.succeeded() {
+		err := s.recorder.record(&successRecord{ctx: rctx, attempt: attempt, job: job, clearFailing: ep.FailingSince != nil})
+		if err != nil {
+			return err
+		}
+		s.metrics.deliveries.WithLabelValues("succeeded").Inc()
+		return nil
+	}
 	var disabled bool
 	err = s.store.InTx(rctx, func(ex store.Executor) error {
 		if err := ex.WebhookAttemptInsert(rctx, attempt); err != nil {
 			return err
-		}
-		if o.succeeded() {
-			if ep.FailingSince != nil {
-				if _, err := ex.WebhookEndpointSetFailing(rctx, a.ClientID, ep.ID, nil); err != nil {
-					return err
-				}
-			}
-			// Completing the job with the attempt saves a write, and a crash
-			// between the two can no longer send this delivery again.
-			return queue.CompleteTx(rctx, ex, job)
 		}
 		if gone {
 			disabled, err = s.disable(rctx, ex, ep, "the endpoint answered 410 Gone")
@@ -158,9 +155,6 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[DeliveryArgs]) error {
 	}
 
 	switch {
-	case o.succeeded():
-		s.metrics.deliveries.WithLabelValues("succeeded").Inc()
-		return nil
 	case gone || disabled:
 		s.metrics.deliveries.WithLabelValues("disabled").Inc()
 		return river.JobCancel(fmt.Errorf("endpoint disabled: %s", o.summary()))

@@ -116,6 +116,8 @@ type Service struct {
 	// far longer than an entry lives.
 	clientSecretsMu sync.Mutex
 	clientSecrets   map[string]cachedSecret
+
+	recorder *recorder
 }
 
 type cachedSecret struct {
@@ -168,7 +170,7 @@ func NewService(st store.Store, q *queue.Queue, box *seal.Box, secrets Secrets, 
 	}
 	s := &Service{store: st, queue: q, box: box, secrets: secrets, events: events, log: log, now: now,
 		cfg: cfg, policy: policy, client: netguard.NewHTTPClient(policy, cfg.Timeout, cfg.Workers), metrics: newMetrics(),
-		clientSecrets: map[string]cachedSecret{}}
+		clientSecrets: map[string]cachedSecret{}, recorder: &recorder{store: st}}
 	events.SetDispatcher(s)
 	return s
 }

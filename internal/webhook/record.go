@@ -1,0 +1,104 @@
+package webhook
+
+import (
+	"context"
+	"sync"
+
+	"github.com/riverqueue/river"
+
+	"github.com/hitchdev/hitch/internal/queue"
+	"github.com/hitchdev/hitch/internal/store"
+)
+
+// successRecord is what a delivery that succeeded writes: its attempt, the
+// job's completion, and (when the endpoint had been failing) the end of
+// that streak.
+type successRecord struct {
+	// ctx is the worker's context without its cancellation: completing a
+	// job needs the River client it carries.
+	ctx          context.Context
+	attempt      *store.WebhookAttempt
+	job          *river.Job[DeliveryArgs]
+	clearFailing bool
+	done         chan error
+}
+
+// recorder commits the records of successful deliveries in groups: while
+// one transaction commits, the records that arrive wait and go together in
+// the next. No timer is involved: a record arriving at an idle recorder
+// commits at once, so a lone delivery is not delayed.
+type recorder struct {
+	store store.Store
+
+	mu       sync.Mutex
+	pending  []*successRecord
+	flushing bool
+}
+
+// maxGroup bounds one transaction, so that a long backlog does not hold
+// the SQLite writer for long.
+const maxGroup = 128
+
+// record commits r, in a group with whatever else is waiting, and returns
+// once it has committed or failed.
+func (rc *recorder) record(r *successRecord) error {
+	r.done = make(chan error, 1)
+	rc.mu.Lock()
+	rc.pending = append(rc.pending, r)
+	if rc.flushing {
+		rc.mu.Unlock()
+		return <-r.done
+	}
+	// This caller commits for everyone until nothing is waiting.
+	rc.flushing = true
+	for len(rc.pending) > 0 {
+		n := min(len(rc.pending), maxGroup)
+		group := rc.pending[:n:n]
+		rc.pending = rc.pending[n:]
+		rc.mu.Unlock()
+		rc.commit(group)
+		rc.mu.Lock()
+	}
+	rc.flushing = false
+	rc.mu.Unlock()
+	return <-r.done
+}
+
+// commit writes a group in one transaction. If that fails, each record is
+// tried alone, so that one bad record (the attempt of an endpoint removed
+// meanwhile, say) cannot fail the others.
+func (rc *recorder) commit(group []*successRecord) {
+	if len(group) > 1 {
+		err := rc.store.InTx(group[0].ctx, func(ex store.Executor) error {
+			for _, r := range group {
+				if err := writeSuccess(ex, r); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err == nil {
+			for _, r := range group {
+				r.done <- nil
+			}
+			return
+		}
+	}
+	for _, r := range group {
+		r.done <- rc.store.InTx(r.ctx, func(ex store.Executor) error { return writeSuccess(ex, r) })
+	}
+}
+
+func writeSuccess(ex store.Executor, r *successRecord) error {
+	if err := ex.WebhookAttemptInsert(r.ctx, r.attempt); err != nil {
+		return err
+	}
+	if r.clearFailing {
+		if _, err := ex.WebhookEndpointSetFailing(r.ctx, r.attempt.ClientID, r.attempt.EndpointID, nil); err != nil {
+			return err
+		}
+	}
+	// Completing the job with its attempt means a crash between the two
+	// cannot send this delivery again.
+	return queue.CompleteTx(r.ctx, ex, r.job)
+}

@@ -27,6 +27,7 @@ import (
 	"github.com/hitchdev/hitch/internal/store"
 	"github.com/hitchdev/hitch/internal/store/postgres"
 	"github.com/hitchdev/hitch/internal/store/sqlite"
+	"github.com/hitchdev/hitch/internal/transaction"
 	"github.com/hitchdev/hitch/internal/webhook"
 )
 
@@ -43,6 +44,7 @@ type app struct {
 	keys       *card.Keys
 	queue      *queue.Queue
 	webhooks   *webhook.Service
+	txns       *transaction.Service
 	metrics    *prometheus.Registry
 	now        func() time.Time
 	// workersStopped makes stopWorkers run once (it is deferred and also
@@ -139,6 +141,7 @@ func newApp(ctx context.Context, cfg *config.Config, logOut io.Writer) (*app, er
 	}
 	events := &event.Log{}
 	a.accounts = account.NewService(st, catalog, events, cfg.PublicURL, now)
+	a.txns = transaction.NewService(st, events, a.accounts.EventMerchant, now)
 	workers := river.NewWorkers()
 	a.queue, err = queue.New(st, queue.Config{
 		Logger:         a.log.With("component", "river"),
@@ -186,19 +189,20 @@ func (a *app) Close() error { return a.store.Close() }
 
 func (a *app) apiServer() *api.Server {
 	return api.New(api.Deps{
-		Env:        a.cfg.Env,
-		Store:      a.store,
-		Developers: a.developers,
-		Sessions:   a.sessions,
-		Accounts:   a.accounts,
-		Keys:       a.keys,
-		Webhooks:   a.webhooks,
-		Metrics:    a.metrics,
-		Catalog:    a.catalog,
-		Logger:     a.log,
-		RateLimit:  a.cfg.RateLimit,
-		RateBurst:  a.cfg.RateBurst,
-		OpenAPI:    hitch.OpenAPI,
-		Now:        time.Now, // the rate limiter wants the monotonic clock
+		Env:          a.cfg.Env,
+		Store:        a.store,
+		Developers:   a.developers,
+		Sessions:     a.sessions,
+		Accounts:     a.accounts,
+		Keys:         a.keys,
+		Webhooks:     a.webhooks,
+		Transactions: a.txns,
+		Metrics:      a.metrics,
+		Catalog:      a.catalog,
+		Logger:       a.log,
+		RateLimit:    a.cfg.RateLimit,
+		RateBurst:    a.cfg.RateBurst,
+		OpenAPI:      hitch.OpenAPI,
+		Now:          time.Now, // the rate limiter wants the monotonic clock
 	})
 }

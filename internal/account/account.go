@@ -195,7 +195,7 @@ func (s *Service) Disconnect(ctx context.Context, clientID, externalUserID strin
 			ClientID: clientID,
 			User:     u,
 			Type:     event.AccountLoginRequired,
-			Merchant: s.eventMerchant(merchantID),
+			Merchant: s.EventMerchant(merchantID),
 			At:       now,
 		})
 		return err
@@ -206,7 +206,8 @@ func (s *Service) Disconnect(ctx context.Context, clientID, externalUserID strin
 	return s.withMerchant(out), nil
 }
 
-func (s *Service) eventMerchant(id int64) *event.Merchant {
+// EventMerchant is the merchant reference of an event envelope, with logo.
+func (s *Service) EventMerchant(id int64) *event.Merchant {
 	ref, ok := s.refs[id]
 	if !ok {
 		return &event.Merchant{ID: id}
@@ -271,7 +272,7 @@ func (s *Service) Link(ctx context.Context, p LinkParams) (*Account, *store.Even
 			User:      u,
 			Type:      event.Authenticated,
 			SessionID: p.SessionID,
-			Merchant:  s.eventMerchant(p.MerchantID),
+			Merchant:  s.EventMerchant(p.MerchantID),
 			Data:      data,
 			Metadata:  p.Metadata,
 			At:        now,

@@ -10,6 +10,7 @@ import (
 	"github.com/hitchdev/hitch/internal/account"
 	"github.com/hitchdev/hitch/internal/developer"
 	"github.com/hitchdev/hitch/internal/session"
+	"github.com/hitchdev/hitch/internal/transaction"
 	"github.com/hitchdev/hitch/internal/webhook"
 )
 
@@ -112,6 +113,10 @@ var domainErrors = []struct {
 	{session.ErrMerchantUnsupported, &Error{Status: http.StatusBadRequest, Type: TypeMerchantError, Code: CodeMerchantUnavailable,
 		Message: "The merchant does not support this session type."}},
 	{webhook.ErrNotFound, errNotFound("No webhook endpoint has this id.")},
+	{transaction.ErrNotFound, &Error{Status: http.StatusNotFound, Type: TypeTransactionError, Code: CodeTransactionNotFound,
+		Message: "No transaction or subscription has this id."}},
+	{transaction.ErrInvalidCursor, &Error{Status: http.StatusBadRequest, Type: TypeInvalidRequest, Code: CodeInvalidCursorFormat,
+		Message: "The cursor is not one this account's sync returned."}},
 	{webhook.ErrEventNotFound, errNotFound("No event has this id.")},
 	{webhook.ErrTooManyEndpoints, errInvalidField("An environment can have at most 16 webhook endpoints.")},
 	{session.ErrNotFound, &Error{Status: http.StatusNotFound, Type: TypeSessionError, Code: CodeSessionNotFound,
@@ -132,6 +137,10 @@ func toWire(err error) (*Error, bool) {
 	var invalid *webhook.InvalidError
 	if errors.As(err, &invalid) {
 		return errInvalidField("The %s field %s.", invalid.Field, invalid.Message), true
+	}
+	var invalidItem *transaction.InvalidError
+	if errors.As(err, &invalidItem) {
+		return errInvalidField("The %s field %s.", invalidItem.Field, invalidItem.Message), true
 	}
 	for _, de := range domainErrors {
 		if errors.Is(err, de.err) {

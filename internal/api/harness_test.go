@@ -30,6 +30,7 @@ import (
 	"github.com/hitchdev/hitch/internal/session"
 	"github.com/hitchdev/hitch/internal/store"
 	"github.com/hitchdev/hitch/internal/store/storetest"
+	"github.com/hitchdev/hitch/internal/transaction"
 	"github.com/hitchdev/hitch/internal/webhook"
 )
 
@@ -68,20 +69,21 @@ func (b *syncBuffer) String() string {
 // harness is one Hitch API on a real listener over a real store, with the
 // first developer's credentials.
 type harness struct {
-	t          *testing.T
-	url        string
-	env        string
-	store      store.Store
-	clock      *clock
-	logs       *syncBuffer
-	developers *developer.Service
-	server     *api.Server
-	http       *http.Client // validates every response against openapi.yaml
-	api        *client.Client
-	clientID   string
-	secret     string
-	webhooks   *webhook.Service
-	queue      *queue.Queue
+	t            *testing.T
+	url          string
+	env          string
+	store        store.Store
+	clock        *clock
+	logs         *syncBuffer
+	developers   *developer.Service
+	server       *api.Server
+	http         *http.Client // validates every response against openapi.yaml
+	api          *client.Client
+	clientID     string
+	secret       string
+	webhooks     *webhook.Service
+	queue        *queue.Queue
+	transactions *transaction.Service
 }
 
 type harnessOptions struct {
@@ -156,21 +158,24 @@ func newHarness(t *testing.T, st store.Store, opts ...func(*harnessOptions)) *ha
 			}
 		})
 	}
+	accounts := account.NewService(st, catalog, events, publicURL, clk.Now)
+	h.transactions = transaction.NewService(st, events, accounts.EventMerchant, clk.Now)
 	h.server = api.New(api.Deps{
-		Env:        o.env,
-		Store:      st,
-		Developers: h.developers,
-		Sessions:   session.NewService(st, box, catalog, clk.Now),
-		Accounts:   account.NewService(st, catalog, events, publicURL, clk.Now),
-		Keys:       card.NewKeys(st, box, clk.Now),
-		Webhooks:   h.webhooks,
-		Metrics:    metrics,
-		Catalog:    catalog,
-		Logger:     logger,
-		RateLimit:  o.rateLimit,
-		RateBurst:  o.rateBurst,
-		OpenAPI:    hitch.OpenAPI,
-		Now:        clk.Now,
+		Env:          o.env,
+		Store:        st,
+		Developers:   h.developers,
+		Sessions:     session.NewService(st, box, catalog, clk.Now),
+		Accounts:     accounts,
+		Transactions: h.transactions,
+		Keys:         card.NewKeys(st, box, clk.Now),
+		Webhooks:     h.webhooks,
+		Metrics:      metrics,
+		Catalog:      catalog,
+		Logger:       logger,
+		RateLimit:    o.rateLimit,
+		RateBurst:    o.rateBurst,
+		OpenAPI:      hitch.OpenAPI,
+		Now:          clk.Now,
 	})
 	srv.Config.Handler = h.server
 	srv.Start()

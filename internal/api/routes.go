@@ -23,6 +23,11 @@ func (s *Server) routes() {
 	m.Handle("GET /accounts/get", s.authed(s.getAccounts))
 	m.Handle("POST /accounts/unlink", s.authed(s.unlinkAccount))
 
+	// Transactions and subscriptions.
+	m.Handle("POST /transactions/sync", s.authed(s.syncTransactions))
+	m.Handle("GET /transactions/{id}", s.authed(s.getTransaction))
+	m.Handle("GET /subscriptions/{id}", s.authed(s.getSubscription))
+
 	// Card data.
 	m.Handle("GET /jwe/key", s.authed(s.jweKey))
 

@@ -23,6 +23,7 @@ import (
 	"github.com/hitchdev/hitch/internal/merchant"
 	"github.com/hitchdev/hitch/internal/session"
 	"github.com/hitchdev/hitch/internal/store"
+	"github.com/hitchdev/hitch/internal/transaction"
 	"github.com/hitchdev/hitch/internal/webhook"
 )
 
@@ -35,6 +36,8 @@ type Deps struct {
 	Accounts   *account.Service
 	Keys       *card.Keys
 	Webhooks   *webhook.Service
+	// Transactions serves transactions and subscriptions.
+	Transactions *transaction.Service
 	// Metrics is served at /metrics.
 	Metrics *prometheus.Registry
 	Catalog *merchant.Catalog

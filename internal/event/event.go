@@ -24,6 +24,10 @@ const (
 	UpdatedTransactionsAvailable = "UPDATED_TRANSACTIONS_AVAILABLE"
 	AccountLoginRequired         = "ACCOUNT_LOGIN_REQUIRED"
 	NewDetectedAccountsAvailable = "NEW_DETECTED_ACCOUNTS_AVAILABLE"
+	// NewSubscriptionsAvailable and UpdatedSubscriptionsAvailable carry
+	// data.subscriptions: [{id}] (the public service's names).
+	NewSubscriptionsAvailable     = "NEW_SUBSCRIPTIONS_AVAILABLE"
+	UpdatedSubscriptionsAvailable = "UPDATED_SUBSCRIPTIONS_AVAILABLE"
 	// EndpointDisabled is Hitch's own: a webhook endpoint was disabled, told
 	// to the developer's other endpoints.
 	EndpointDisabled = "ENDPOINT_DISABLED"
@@ -33,7 +37,8 @@ const (
 
 // Types lists every event type, for validating filters.
 var Types = []string{Authenticated, CardUpdated, CardFailed, NewTransactionsAvailable,
-	UpdatedTransactionsAvailable, AccountLoginRequired, NewDetectedAccountsAvailable, EndpointDisabled, Test}
+	UpdatedTransactionsAvailable, AccountLoginRequired, NewDetectedAccountsAvailable, NewSubscriptionsAvailable,
+	UpdatedSubscriptionsAvailable, EndpointDisabled, Test}
 
 // Merchant is the merchant reference of an envelope.
 type Merchant struct {

@@ -117,6 +117,27 @@ type Executor interface {
 	// It returns the time failures began, nil when they have stopped.
 	WebhookEndpointSetFailing(ctx context.Context, clientID, id string, failingSince *time.Time) (*time.Time, error)
 
+	// AccountTransactionPositions reserves n sync positions on the account
+	// and returns the last; the reservation holds the account's row until
+	// the transaction ends, so positions commit in order.
+	AccountTransactionPositions(ctx context.Context, clientID, accountID string, n int64) (last int64, err error)
+	// TransactionDigests returns the stored digests of the account's
+	// transactions among externalIDs, by external id.
+	TransactionDigests(ctx context.Context, clientID, accountID string, externalIDs []string) (map[string]StoredDigest, error)
+	TransactionInsertMany(ctx context.Context, rows []*TransactionRow) error
+	// TransactionUpdate replaces a transaction's digest and documents.
+	TransactionUpdate(ctx context.Context, row *TransactionRow) error
+	// TransactionPage returns up to limit of the account's transactions
+	// after position after, in position order.
+	TransactionPage(ctx context.Context, clientID, accountID string, after int64, limit int) ([]TransactionPageRow, error)
+	// TransactionGet returns a transaction's lookup document.
+	TransactionGet(ctx context.Context, clientID, id string) ([]byte, error)
+	SubscriptionDigests(ctx context.Context, clientID, accountID string, externalIDs []string) (map[string]StoredDigest, error)
+	SubscriptionInsert(ctx context.Context, row *SubscriptionRow) error
+	SubscriptionUpdate(ctx context.Context, row *SubscriptionRow) error
+	// SubscriptionGet returns a subscription's document.
+	SubscriptionGet(ctx context.Context, clientID, id string) ([]byte, error)
+
 	WebhookAttemptInsert(ctx context.Context, attempt *WebhookAttempt) error
 	// WebhookAttemptList lists the attempts to deliver one event, in order.
 	WebhookAttemptList(ctx context.Context, clientID, eventID string) ([]*WebhookAttempt, error)
@@ -397,4 +418,45 @@ type JWEKeyInsertParams struct {
 	// Bootstrap marks the database's first key; only one can exist.
 	Bootstrap bool
 	CreatedAt time.Time
+}
+
+// TransactionRow is a stored transaction: what was observed, rendered in
+// the two shapes the API serves.
+type TransactionRow struct {
+	ID         string
+	ClientID   string
+	AccountID  string
+	ExternalID string
+	Position   int64
+	// Digest identifies the observed data: the same digest is no change.
+	Digest    []byte
+	SyncJSON  []byte
+	FullJSON  []byte
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// StoredDigest is the id and digest of a stored transaction or
+// subscription.
+type StoredDigest struct {
+	ID     string
+	Digest []byte
+}
+
+// TransactionPageRow is one transaction of a sync page.
+type TransactionPageRow struct {
+	Position int64
+	SyncJSON []byte
+}
+
+// SubscriptionRow is a stored subscription and its document.
+type SubscriptionRow struct {
+	ID         string
+	ClientID   string
+	AccountID  string
+	ExternalID string
+	Digest     []byte
+	JSON       []byte
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
 }

@@ -1,0 +1,110 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"strconv"
+
+	"github.com/google/uuid"
+
+	"github.com/hitchdev/hitch/internal/transaction"
+)
+
+type syncRequest struct {
+	MerchantID     *int64  `json:"merchant_id"`
+	ExternalUserID *string `json:"external_user_id"`
+	Cursor         *string `json:"cursor"`
+	Limit          *int64  `json:"limit"`
+}
+
+// syncTransactions serves POST /transactions/sync: a page of the account's
+// transactions after the cursor, in sync order.
+func (s *Server) syncTransactions(w http.ResponseWriter, r *http.Request) error {
+	var req syncRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	merchantID, err := requireMerchantID(req.MerchantID)
+	if err != nil {
+		return err
+	}
+	externalUserID, err := validateExternalUserID("external_user_id", req.ExternalUserID)
+	if err != nil {
+		return err
+	}
+	limit := int64(transaction.DefaultSyncLimit)
+	if req.Limit != nil {
+		limit = *req.Limit
+		if limit < 1 || limit > transaction.MaxSyncLimit {
+			return errInvalidField("The limit field must be between 1 and %d.", transaction.MaxSyncLimit)
+		}
+	}
+	var cursor string
+	if req.Cursor != nil {
+		cursor = *req.Cursor
+	}
+	page, err := s.Transactions.Sync(r.Context(), transaction.AccountKey{
+		ClientID: clientFrom(r.Context()).ID, ExternalUserID: externalUserID, MerchantID: merchantID}, cursor, int(limit))
+	if err != nil {
+		return err
+	}
+	// The documents are stored rendered: the page is written around them.
+	writeBody(w, http.StatusOK, func(buf *bytes.Buffer) error {
+		b := buf.AvailableBuffer()
+		b = append(b, `{"merchant":{"id":`...)
+		b = strconv.AppendInt(b, page.Merchant.ID, 10)
+		b = append(b, `,"name":`...)
+		b = appendJSONString(b, page.Merchant.Name)
+		b = append(b, `},"transactions":[`...)
+		for i, t := range page.Transactions {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, t...)
+		}
+		b = append(b, `],"next_cursor":`...)
+		if page.NextCursor == nil {
+			b = append(b, "null"...)
+		} else {
+			b = appendJSONString(b, *page.NextCursor)
+		}
+		b = append(b, `,"has_more":`...)
+		b = strconv.AppendBool(b, page.HasMore)
+		b = append(b, `,"limit":`...)
+		b = strconv.AppendInt(b, int64(len(page.Transactions)), 10)
+		b = append(b, "}\n"...)
+		buf.Write(b)
+		return nil
+	})
+	return nil
+}
+
+// getTransaction serves GET /transactions/{id} in the full shape.
+func (s *Server) getTransaction(w http.ResponseWriter, r *http.Request) error {
+	return writeDocument(w, r, "transaction", s.Transactions.Get)
+}
+
+// getSubscription serves GET /subscriptions/{id}.
+func (s *Server) getSubscription(w http.ResponseWriter, r *http.Request) error {
+	return writeDocument(w, r, "subscription", s.Transactions.GetSubscription)
+}
+
+// writeDocument writes the stored document with the path's id.
+func writeDocument(w http.ResponseWriter, r *http.Request, noun string,
+	get func(ctx context.Context, clientID, id string) ([]byte, error)) error {
+	id := r.PathValue("id")
+	if _, err := uuid.Parse(id); err != nil || len(id) != 36 {
+		return errInvalidField("The %s id must be a UUID.", noun)
+	}
+	doc, err := get(r.Context(), clientFrom(r.Context()).ID, id)
+	if err != nil {
+		return err
+	}
+	writeBody(w, http.StatusOK, func(buf *bytes.Buffer) error {
+		buf.Write(doc)
+		buf.WriteByte('\n')
+		return nil
+	})
+	return nil
+}

@@ -1,0 +1,202 @@
+package sqlstore
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/hitchdev/hitch/internal/store"
+)
+
+// digestChunk is how many external ids one digest lookup binds. Every
+// lookup binds exactly this many (the last chunk repeats its last id), so
+// that the statement is always the same text and stays prepared.
+const digestChunk = 100
+
+// insertChunk is how many transactions one INSERT writes; a batch's
+// remainder is inserted one row at a time, again to keep statement texts
+// few.
+const insertChunk = 50
+
+const transactionColumns = 10
+
+func (e *executor) AccountTransactionPositions(ctx context.Context, clientID, accountID string, n int64) (int64, error) {
+	var last int64
+	err := e.conn.QueryRow(ctx, `UPDATE accounts SET transaction_position = transaction_position + $3
+		WHERE client_id = $1 AND id = $2 RETURNING transaction_position`, clientID, accountID, n).Scan(&last)
+	if err != nil {
+		return 0, e.wrap("transaction: reserve positions", err)
+	}
+	return last, nil
+}
+
+func (e *executor) TransactionDigests(ctx context.Context, clientID, accountID string, externalIDs []string) (map[string]store.StoredDigest, error) {
+	return e.digests(ctx, "transactions", clientID, accountID, externalIDs)
+}
+
+func (e *executor) SubscriptionDigests(ctx context.Context, clientID, accountID string, externalIDs []string) (map[string]store.StoredDigest, error) {
+	return e.digests(ctx, "subscriptions", clientID, accountID, externalIDs)
+}
+
+// digestQueries are the digest lookups per table, built once.
+var digestQueries = map[string]string{
+	"transactions":  digestQuery("transactions"),
+	"subscriptions": digestQuery("subscriptions"),
+}
+
+func digestQuery(table string) string {
+	var q strings.Builder
+	q.WriteString(`SELECT id, external_id, digest FROM ` + table + ` WHERE client_id = $1 AND account_id = $2 AND external_id IN (`)
+	for i := range digestChunk {
+		if i > 0 {
+			q.WriteString(", ")
+		}
+		q.WriteString("$" + strconv.Itoa(i+3))
+	}
+	q.WriteString(")")
+	return q.String()
+}
+
+func (e *executor) digests(ctx context.Context, table, clientID, accountID string, externalIDs []string) (map[string]store.StoredDigest, error) {
+	out := make(map[string]store.StoredDigest, len(externalIDs))
+	args := make([]any, digestChunk+2)
+	args[0], args[1] = clientID, accountID
+	for start := 0; start < len(externalIDs); start += digestChunk {
+		chunk := externalIDs[start:min(start+digestChunk, len(externalIDs))]
+		for i := range digestChunk {
+			args[i+2] = chunk[min(i, len(chunk)-1)]
+		}
+		rows, err := e.conn.Query(ctx, digestQueries[table], args...)
+		if err != nil {
+			return nil, e.wrap(table+": digests", err)
+		}
+		for rows.Next() {
+			var externalID string
+			var d store.StoredDigest
+			if err := rows.Scan(&d.ID, &externalID, &d.Digest); err != nil {
+				rows.Close()
+				return nil, e.wrap(table+": digests", err)
+			}
+			out[externalID] = d
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, e.wrap(table+": digests", err)
+		}
+	}
+	return out, nil
+}
+
+// transactionInserts holds the INSERT of 1 and of insertChunk rows.
+var transactionInserts = map[int]string{1: transactionInsert(1), insertChunk: transactionInsert(insertChunk)}
+
+func transactionInsert(rows int) string {
+	var q strings.Builder
+	q.WriteString(`INSERT INTO transactions (id, client_id, account_id, external_id, position, digest, sync_json, full_json, created_at, updated_at) VALUES `)
+	for r := range rows {
+		if r > 0 {
+			q.WriteString(", ")
+		}
+		q.WriteString("(")
+		for c := range transactionColumns {
+			if c > 0 {
+				q.WriteString(", ")
+			}
+			q.WriteString("$" + strconv.Itoa(r*transactionColumns+c+1))
+		}
+		q.WriteString(")")
+	}
+	return q.String()
+}
+
+func (e *executor) TransactionInsertMany(ctx context.Context, rows []*store.TransactionRow) error {
+	args := make([]any, 0, insertChunk*transactionColumns)
+	for len(rows) > 0 {
+		n := 1
+		if len(rows) >= insertChunk {
+			n = insertChunk
+		}
+		args = args[:0]
+		for _, r := range rows[:n] {
+			args = append(args, r.ID, r.ClientID, r.AccountID, r.ExternalID, r.Position, r.Digest, r.SyncJSON, r.FullJSON,
+				e.ts(r.CreatedAt), e.ts(r.UpdatedAt))
+		}
+		if _, err := e.conn.Exec(ctx, transactionInserts[n], args...); err != nil {
+			return e.wrap("transaction: insert", err)
+		}
+		rows = rows[n:]
+	}
+	return nil
+}
+
+func (e *executor) TransactionUpdate(ctx context.Context, r *store.TransactionRow) error {
+	n, err := e.conn.Exec(ctx, `UPDATE transactions SET digest = $3, sync_json = $4, full_json = $5, updated_at = $6
+		WHERE client_id = $1 AND id = $2`, r.ClientID, r.ID, r.Digest, r.SyncJSON, r.FullJSON, e.ts(r.UpdatedAt))
+	if err != nil {
+		return e.wrap("transaction: update", err)
+	}
+	if n == 0 {
+		return fmt.Errorf("transaction: update: %w", store.ErrNotFound)
+	}
+	return nil
+}
+
+func (e *executor) TransactionPage(ctx context.Context, clientID, accountID string, after int64, limit int) ([]store.TransactionPageRow, error) {
+	rows, err := e.conn.Query(ctx, `SELECT position, sync_json FROM transactions
+		WHERE client_id = $1 AND account_id = $2 AND position > $3 ORDER BY position LIMIT $4`, clientID, accountID, after, limit)
+	if err != nil {
+		return nil, e.wrap("transaction: page", err)
+	}
+	defer rows.Close()
+	out := make([]store.TransactionPageRow, 0, limit)
+	for rows.Next() {
+		var r store.TransactionPageRow
+		if err := rows.Scan(&r.Position, &r.SyncJSON); err != nil {
+			return nil, e.wrap("transaction: page", err)
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, e.wrap("transaction: page", err)
+	}
+	return out, nil
+}
+
+func (e *executor) TransactionGet(ctx context.Context, clientID, id string) ([]byte, error) {
+	var doc []byte
+	err := e.conn.QueryRow(ctx, `SELECT full_json FROM transactions WHERE client_id = $1 AND id = $2`, clientID, id).Scan(&doc)
+	if err != nil {
+		return nil, e.wrap("transaction: get", err)
+	}
+	return doc, nil
+}
+
+func (e *executor) SubscriptionInsert(ctx context.Context, r *store.SubscriptionRow) error {
+	_, err := e.conn.Exec(ctx, `INSERT INTO subscriptions (id, client_id, account_id, external_id, digest, json, created_at, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+		r.ID, r.ClientID, r.AccountID, r.ExternalID, r.Digest, r.JSON, e.ts(r.CreatedAt), e.ts(r.UpdatedAt))
+	return e.wrap("subscription: insert", err)
+}
+
+func (e *executor) SubscriptionUpdate(ctx context.Context, r *store.SubscriptionRow) error {
+	n, err := e.conn.Exec(ctx, `UPDATE subscriptions SET digest = $3, json = $4, updated_at = $5
+		WHERE client_id = $1 AND id = $2`, r.ClientID, r.ID, r.Digest, r.JSON, e.ts(r.UpdatedAt))
+	if err != nil {
+		return e.wrap("subscription: update", err)
+	}
+	if n == 0 {
+		return fmt.Errorf("subscription: update: %w", store.ErrNotFound)
+	}
+	return nil
+}
+
+func (e *executor) SubscriptionGet(ctx context.Context, clientID, id string) ([]byte, error) {
+	var doc []byte
+	err := e.conn.QueryRow(ctx, `SELECT json FROM subscriptions WHERE client_id = $1 AND id = $2`, clientID, id).Scan(&doc)
+	if err != nil {
+		return nil, e.wrap("subscription: get", err)
+	}
+	return doc, nil
+}

@@ -21,7 +21,9 @@ CREATE TABLE transactions (
     UNIQUE (account_id, external_id),
     UNIQUE (account_id, position)
 );
-CREATE INDEX transactions_client ON transactions (client_id, id);
+-- No (client_id, id) index: lookups by id use the primary key, and such an
+-- index led SQLite's planner to scan a developer's rows for the digest
+-- lookup of a batch (ingestion fell from 17k to 400 rows/s as a table grew).
 
 CREATE TABLE subscriptions (
     id          TEXT PRIMARY KEY,
@@ -34,4 +36,3 @@ CREATE TABLE subscriptions (
     updated_at  INTEGER NOT NULL,
     UNIQUE (account_id, external_id)
 );
-CREATE INDEX subscriptions_client ON subscriptions (client_id, id);

@@ -18,6 +18,7 @@ import (
 	"github.com/hitchdev/hitch/internal/api"
 	"github.com/hitchdev/hitch/internal/card"
 	"github.com/hitchdev/hitch/internal/config"
+	"github.com/hitchdev/hitch/internal/connector"
 	"github.com/hitchdev/hitch/internal/developer"
 	"github.com/hitchdev/hitch/internal/event"
 	"github.com/hitchdev/hitch/internal/merchant"
@@ -45,6 +46,7 @@ type app struct {
 	queue      *queue.Queue
 	webhooks   *webhook.Service
 	txns       *transaction.Service
+	connectors *connector.Service
 	metrics    *prometheus.Registry
 	now        func() time.Time
 	// workersStopped makes stopWorkers run once (it is deferred and also
@@ -136,6 +138,7 @@ func newApp(ctx context.Context, cfg *config.Config, logOut io.Writer) (*app, er
 		developers: developer.NewService(st, box, now),
 		sessions:   session.NewService(st, box, catalog, now),
 		keys:       card.NewKeys(st, box, now),
+		connectors: connector.NewService(st, now),
 		metrics:    prometheus.NewRegistry(),
 		now:        now,
 	}
@@ -197,6 +200,7 @@ func (a *app) apiServer() *api.Server {
 		Keys:         a.keys,
 		Webhooks:     a.webhooks,
 		Transactions: a.txns,
+		Connectors:   a.connectors,
 		Metrics:      a.metrics,
 		Catalog:      a.catalog,
 		Logger:       a.log,

@@ -5,6 +5,9 @@
 //	hitch clients create --name N    create a developer account (tenant)
 //	hitch clients list               list developer accounts
 //	hitch clients rotate-secret --client-id ID
+//	hitch connectors create --name N create a merchant connector's credentials
+//	hitch connectors list            list merchant connectors
+//	hitch connectors revoke --id ID  revoke a connector
 //
 // Every command takes the same configuration flags and HITCH_* variables.
 package main
@@ -60,6 +63,9 @@ var commands = []command{
 	{"webhooks list", "list a client's endpoints: --client-id ID [--json]", webhooksListFlags},
 	{"webhooks remove", "remove an endpoint: --client-id ID --id ENDPOINT", webhooksRemoveFlags},
 	{"webhooks rotate-secret", "give an endpoint a new secret: --client-id ID --id ENDPOINT [--json]", webhooksRotateFlags},
+	{"connectors create", "create a merchant connector's ingestion credentials: --name NAME [--json]", connectorsCreateFlags},
+	{"connectors list", "list merchant connectors [--json]", connectorsListFlags},
+	{"connectors revoke", "revoke a connector's credentials: --id ID", connectorsRevokeFlags},
 }
 
 // run parses args and runs one command, returning the exit code.

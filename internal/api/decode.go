@@ -18,20 +18,24 @@ import (
 	"unicode/utf8"
 )
 
-// maxBodyBytes caps every request body.
+// maxBodyBytes caps every request body but the ingestion batches'
+// (maxIngestBodyBytes).
 const maxBodyBytes = 1 << 20
 
 // decode reads the JSON object body of r into dst strictly: the content type
 // must be JSON and the body valid UTF-8; unknown, duplicate or wrongly cased
 // keys and wrong types are errors naming the field; there must be exactly
 // one object.
-func decode(r *http.Request, dst any) error {
+func decode(r *http.Request, dst any) error { return decodeLimit(r, dst, maxBodyBytes) }
+
+// decodeLimit is decode with another cap on the body, in bytes.
+func decodeLimit(r *http.Request, dst any, limit int64) error {
 	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != "application/json" {
 		return &Error{Status: http.StatusUnsupportedMediaType, Type: TypeInvalidRequest, Code: CodeUnsupportedMediaType,
 			Message: "Request bodies must be JSON, sent with Content-Type: application/json."}
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, maxBodyBytes))
+	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, limit))
 	if err != nil {
 		return decodeError(err)
 	}
@@ -65,7 +69,7 @@ func decodeError(err error) error {
 	switch {
 	case errors.As(err, &tooLarge):
 		return &Error{Status: http.StatusRequestEntityTooLarge, Type: TypeInvalidRequest, Code: CodeBodyTooLarge,
-			Message: fmt.Sprintf("The request body is larger than %d bytes.", maxBodyBytes)}
+			Message: fmt.Sprintf("The request body is larger than %d bytes.", tooLarge.Limit)}
 	case errors.Is(err, io.EOF):
 		return errInvalidField("The request body must be a JSON object.")
 	case errors.Is(err, io.ErrUnexpectedEOF):

@@ -22,6 +22,7 @@ import (
 	"github.com/hitchdev/hitch/internal/api"
 	"github.com/hitchdev/hitch/internal/api/apitest"
 	"github.com/hitchdev/hitch/internal/card"
+	"github.com/hitchdev/hitch/internal/connector"
 	"github.com/hitchdev/hitch/internal/developer"
 	"github.com/hitchdev/hitch/internal/event"
 	"github.com/hitchdev/hitch/internal/merchant"
@@ -84,6 +85,7 @@ type harness struct {
 	webhooks     *webhook.Service
 	queue        *queue.Queue
 	transactions *transaction.Service
+	connectors   *connector.Service
 }
 
 type harnessOptions struct {
@@ -160,6 +162,7 @@ func newHarness(t *testing.T, st store.Store, opts ...func(*harnessOptions)) *ha
 	}
 	accounts := account.NewService(st, catalog, events, publicURL, clk.Now)
 	h.transactions = transaction.NewService(st, events, accounts.EventMerchant, clk.Now)
+	h.connectors = connector.NewService(st, clk.Now)
 	h.server = api.New(api.Deps{
 		Env:          o.env,
 		Store:        st,
@@ -167,6 +170,7 @@ func newHarness(t *testing.T, st store.Store, opts ...func(*harnessOptions)) *ha
 		Sessions:     session.NewService(st, box, catalog, clk.Now),
 		Accounts:     accounts,
 		Transactions: h.transactions,
+		Connectors:   h.connectors,
 		Keys:         card.NewKeys(st, box, clk.Now),
 		Webhooks:     h.webhooks,
 		Metrics:      metrics,

@@ -41,6 +41,11 @@ func (s *Server) routes() {
 	m.Handle("POST /webhooks/events/{id}/resend", s.authed(s.resendEvent))
 	m.Handle("POST /webhooks/replay", s.authed(s.replayEvents))
 
+	// Connector ingestion: merchant connectors feed observed transactions
+	// and subscriptions with their own credentials, in both environments.
+	m.Handle("POST /internal/ingest/transactions", s.connectorAuthed(s.ingestTransactions))
+	m.Handle("POST /internal/ingest/subscriptions", s.connectorAuthed(s.ingestSubscriptions))
+
 	// Development simulations: not routed at all in production, so every
 	// /development/* path answers 404 there.
 	if s.Env == "development" {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/hitchdev/hitch/internal/account"
 	"github.com/hitchdev/hitch/internal/card"
+	"github.com/hitchdev/hitch/internal/connector"
 	"github.com/hitchdev/hitch/internal/developer"
 	"github.com/hitchdev/hitch/internal/merchant"
 	"github.com/hitchdev/hitch/internal/session"
@@ -38,6 +39,8 @@ type Deps struct {
 	Webhooks   *webhook.Service
 	// Transactions serves transactions and subscriptions.
 	Transactions *transaction.Service
+	// Connectors authenticates the internal ingestion API.
+	Connectors *connector.Service
 	// Metrics is served at /metrics.
 	Metrics *prometheus.Registry
 	Catalog *merchant.Catalog

@@ -151,6 +151,18 @@ type Executor interface {
 	// MasterKeyCheck stores sealed as the database's master key check value
 	// unless one exists, and returns the stored one.
 	MasterKeyCheck(ctx context.Context, sealed []byte) ([]byte, error)
+
+	// Connectors: the credentials of the internal ingestion API.
+
+	// ConnectorInsert stores a connector; ErrConflict when its id is taken.
+	ConnectorInsert(ctx context.Context, connector *Connector) error
+	// ConnectorGet returns a connector, revoked or not.
+	ConnectorGet(ctx context.Context, id string) (*Connector, error)
+	// ConnectorList lists every connector, oldest first.
+	ConnectorList(ctx context.Context) ([]*Connector, error)
+	// ConnectorRevoke sets a connector's revoked_at to at unless it is
+	// revoked already; ErrNotFound when there is no such connector.
+	ConnectorRevoke(ctx context.Context, id string, at time.Time) error
 }
 
 // Client is a developer account (a tenant).
@@ -459,4 +471,14 @@ type SubscriptionRow struct {
 	JSON       []byte
 	CreatedAt  time.Time
 	UpdatedAt  time.Time
+}
+
+// Connector is a merchant connector's credential for the internal ingestion
+// API. Only the SHA-256 of its secret is stored.
+type Connector struct {
+	ID         string
+	Name       string
+	SecretHash []byte
+	CreatedAt  time.Time
+	RevokedAt  *time.Time // nil while it may authenticate
 }

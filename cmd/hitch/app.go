@@ -25,6 +25,7 @@ import (
 	"github.com/hitchdev/hitch/internal/queue"
 	"github.com/hitchdev/hitch/internal/seal"
 	"github.com/hitchdev/hitch/internal/session"
+	"github.com/hitchdev/hitch/internal/simulate"
 	"github.com/hitchdev/hitch/internal/store"
 	"github.com/hitchdev/hitch/internal/store/postgres"
 	"github.com/hitchdev/hitch/internal/store/sqlite"
@@ -200,6 +201,7 @@ func (a *app) apiServer() *api.Server {
 		Keys:         a.keys,
 		Webhooks:     a.webhooks,
 		Transactions: a.txns,
+		Simulator:    &simulate.Connector{Transactions: a.txns, Catalog: a.catalog, Now: now},
 		Connectors:   a.connectors,
 		Metrics:      a.metrics,
 		Catalog:      a.catalog,

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/hitchdev/hitch/internal/account"
+	"github.com/hitchdev/hitch/internal/transaction"
 )
 
 type devLinkRequest struct {
@@ -64,8 +65,9 @@ func (s *Server) devLinkAccount(w http.ResponseWriter, r *http.Request) error {
 	if err := validateMetadata(req.Metadata); err != nil {
 		return err
 	}
+	clientID := clientFrom(r.Context()).ID
 	if _, _, err := s.Accounts.Link(r.Context(), account.LinkParams{
-		ClientID:       clientFrom(r.Context()).ID,
+		ClientID:       clientID,
 		ExternalUserID: externalUserID,
 		MerchantID:     merchantID,
 		Product:        product,
@@ -74,7 +76,34 @@ func (s *Server) devLinkAccount(w http.ResponseWriter, r *http.Request) error {
 	}); err != nil {
 		return err
 	}
+	if req.Transactions != nil && *req.Transactions.New {
+		updated := req.Transactions.Updated != nil && *req.Transactions.Updated
+		key := transaction.AccountKey{ClientID: clientID, ExternalUserID: externalUserID, MerchantID: merchantID}
+		if err := s.Simulator.Run(r.Context(), key, updated, req.Metadata); err != nil {
+			return err
+		}
+	}
 	writeJSON(w, http.StatusOK, success)
+	return nil
+}
+
+// devRefreshTransactions serves POST /transactions/refresh in development:
+// the simulator adds a call's worth of new transactions to a linked
+// account, as a merchant connector would on its next run.
+func (s *Server) devRefreshTransactions(w http.ResponseWriter, r *http.Request) error {
+	var req accountRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	externalUserID, merchantID, err := req.validate()
+	if err != nil {
+		return err
+	}
+	key := transaction.AccountKey{ClientID: clientFrom(r.Context()).ID, ExternalUserID: externalUserID, MerchantID: merchantID}
+	if err := s.Simulator.Run(r.Context(), key, false, nil); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusAccepted, success)
 	return nil
 }
 

@@ -29,6 +29,7 @@ import (
 	"github.com/hitchdev/hitch/internal/queue"
 	"github.com/hitchdev/hitch/internal/seal"
 	"github.com/hitchdev/hitch/internal/session"
+	"github.com/hitchdev/hitch/internal/simulate"
 	"github.com/hitchdev/hitch/internal/store"
 	"github.com/hitchdev/hitch/internal/store/storetest"
 	"github.com/hitchdev/hitch/internal/transaction"
@@ -170,6 +171,7 @@ func newHarness(t *testing.T, st store.Store, opts ...func(*harnessOptions)) *ha
 		Sessions:     session.NewService(st, box, catalog, clk.Now),
 		Accounts:     accounts,
 		Transactions: h.transactions,
+		Simulator:    &simulate.Connector{Transactions: h.transactions, Catalog: catalog, Now: clk.Now},
 		Connectors:   h.connectors,
 		Keys:         card.NewKeys(st, box, clk.Now),
 		Webhooks:     h.webhooks,

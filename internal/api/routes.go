@@ -51,6 +51,7 @@ func (s *Server) routes() {
 	if s.Env == "development" {
 		m.Handle("POST /development/accounts/link", s.authed(s.devLinkAccount))
 		m.Handle("POST /development/accounts/disconnect", s.authed(s.devDisconnectAccount))
+		m.Handle("POST /transactions/refresh", s.authed(s.devRefreshTransactions))
 		m.Handle("POST /development/webhooks/test", s.authed(s.devTestWebhook))
 		m.Handle("POST /development/webhooks/sign", s.authed(s.devSignWebhook))
 	}

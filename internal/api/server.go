@@ -23,6 +23,7 @@ import (
 	"github.com/hitchdev/hitch/internal/developer"
 	"github.com/hitchdev/hitch/internal/merchant"
 	"github.com/hitchdev/hitch/internal/session"
+	"github.com/hitchdev/hitch/internal/simulate"
 	"github.com/hitchdev/hitch/internal/store"
 	"github.com/hitchdev/hitch/internal/transaction"
 	"github.com/hitchdev/hitch/internal/webhook"
@@ -39,6 +40,8 @@ type Deps struct {
 	Webhooks   *webhook.Service
 	// Transactions serves transactions and subscriptions.
 	Transactions *transaction.Service
+	// Simulator generates transactions in development.
+	Simulator *simulate.Connector
 	// Connectors authenticates the internal ingestion API.
 	Connectors *connector.Service
 	// Metrics is served at /metrics.

@@ -383,3 +383,123 @@ func TestTransactionSyncErrors(t *testing.T) {
 		}
 	})
 }
+
+// walkAll syncs from cursor to the end, returning every transaction seen and
+// the last non-null cursor.
+func (h *harness) walkAll(t *testing.T, user string, merchantID int64, cursor *string) ([]map[string]any, *string) {
+	t.Helper()
+	var all []map[string]any
+	for {
+		p, err := h.syncOnce(user, merchantID, cursor, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.NextCursor == nil {
+			return all, cursor
+		}
+		all = append(all, p.Transactions...)
+		cursor = p.NextCursor
+	}
+}
+
+func devLinkTransactions(t *testing.T, h *harness, user string, merchantID int64, updated bool) {
+	t.Helper()
+	resp := h.do("POST", "/development/accounts/link", map[string]any{"external_user_id": user, "merchant_id": merchantID,
+		"transactions": map[string]any{"new": true, "updated": updated}, "metadata": map[string]any{"run": "sim"}}, nil)
+	if resp.status != 200 {
+		t.Fatalf("dev link: %d %s", resp.status, resp.body)
+	}
+}
+
+// The development simulator is a connector: linking with transactions
+// stores 205 of them with AUTHENTICATED and NEW_TRANSACTIONS_AVAILABLE,
+// updated: true changes 3 with UPDATED_TRANSACTIONS_AVAILABLE, a refresh
+// adds 205 more that the last cursor yields exactly, subscription
+// merchants get their plans, and the data is the same for the same
+// developer, user, merchant and call.
+func TestDevelopmentSimulator(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, h *harness) {
+		devLinkTransactions(t, h, "sim", 4, true) // Netflix: has plans
+		first, cursor := h.walkAll(t, "sim", 4, nil)
+		if len(first) != 205 {
+			t.Fatalf("%d transactions after the first link, want 205", len(first))
+		}
+		var types []string
+		var updated []string
+		var subscriptionIDs []string
+		evs := h.events(h.clientID)
+		for i := len(evs) - 1; i >= 0; i-- { // oldest first
+			types = append(types, evs[i].Type)
+			var env struct {
+				Data struct {
+					Metadata      map[string]string     `json:"metadata"`
+					Subscriptions []struct{ ID string } `json:"subscriptions"`
+				} `json:"data"`
+				Updated []struct{ ID string } `json:"updated"`
+			}
+			if err := json.Unmarshal(evs[i].Payload, &env); err != nil {
+				t.Fatal(err)
+			}
+			if env.Data.Metadata["run"] != "sim" {
+				t.Errorf("%s does not echo metadata: %s", evs[i].Type, evs[i].Payload)
+			}
+			for _, u := range env.Updated {
+				updated = append(updated, u.ID)
+			}
+			for _, s := range env.Data.Subscriptions {
+				subscriptionIDs = append(subscriptionIDs, s.ID)
+			}
+		}
+		want := "[AUTHENTICATED NEW_TRANSACTIONS_AVAILABLE NEW_SUBSCRIPTIONS_AVAILABLE UPDATED_TRANSACTIONS_AVAILABLE]"
+		if fmt.Sprint(types) != want {
+			t.Fatalf("events %v, want %s", types, want)
+		}
+		if len(updated) != 3 || len(subscriptionIDs) == 0 {
+			t.Fatalf("updated %v, subscriptions %v", updated, subscriptionIDs)
+		}
+		byID := map[string]map[string]any{}
+		for _, tx := range first {
+			byID[tx["id"].(string)] = tx
+		}
+		for _, id := range updated {
+			resp := h.do("GET", "/transactions/"+id, nil, nil)
+			if resp.status != 200 {
+				t.Fatalf("get updated %s: %d %s", id, resp.status, resp.body)
+			}
+			if _, ok := byID[id]; !ok {
+				t.Errorf("updated id %s is not one of the synced transactions", id)
+			}
+		}
+		for _, id := range subscriptionIDs {
+			if resp := h.do("GET", "/subscriptions/"+id, nil, nil); resp.status != 200 {
+				t.Fatalf("get subscription %s: %d %s", id, resp.status, resp.body)
+			}
+		}
+
+		// A refresh adds 205 new ones; the last cursor yields exactly them.
+		if resp := h.do("POST", "/transactions/refresh", map[string]any{"external_user_id": "sim", "merchant_id": 4}, nil); resp.status != 202 {
+			t.Fatalf("refresh: %d %s", resp.status, resp.body)
+		}
+		more, _ := h.walkAll(t, "sim", 4, cursor)
+		if len(more) != 205 {
+			t.Fatalf("%d new transactions after a refresh, want 205", len(more))
+		}
+		for _, tx := range more {
+			if _, dup := byID[tx["id"].(string)]; dup {
+				t.Fatalf("refresh returned an already synced transaction %v", tx["id"])
+			}
+		}
+
+		// Another user gets other data (internal/simulate tests that the
+		// same developer, user, merchant and call give the same data).
+		devLinkTransactions(t, h, "sim-2", 4, false)
+		other, _ := h.walkAll(t, "sim-2", 4, nil)
+		if len(other) != 205 || other[0]["external_id"] == first[0]["external_id"] {
+			t.Errorf("a second user got %d transactions starting %v (first user %v)", len(other), other[0]["external_id"], first[0]["external_id"])
+		}
+		if resp := h.do("POST", "/transactions/refresh", map[string]any{"external_user_id": "nobody", "merchant_id": 4}, nil); resp.status != 404 {
+			t.Errorf("refresh of an unknown user: %d %s", resp.status, resp.body)
+		}
+	})
+}

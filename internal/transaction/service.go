@@ -337,3 +337,18 @@ func normalizeSubscription(s *Subscription) {
 		s.ExpirationDate = &e
 	}
 }
+
+// LastPosition is the sync position of the account's newest transaction
+// (0 when it has none).
+func (s *Service) LastPosition(ctx context.Context, k AccountKey) (int64, error) {
+	var last int64
+	err := s.store.InTx(ctx, func(ex store.Executor) error {
+		_, a, err := s.account(ctx, ex, k)
+		if err != nil {
+			return err
+		}
+		last, err = ex.AccountTransactionPositions(ctx, k.ClientID, a.ID, 0)
+		return err
+	})
+	return last, err
+}

@@ -18,10 +18,10 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
+	"github.com/hitchdev/hitch/internal/authcache"
 	"github.com/hitchdev/hitch/internal/store"
 )
 
@@ -75,18 +75,12 @@ type Service struct {
 	store store.Store
 	now   func() time.Time
 
-	mu    sync.Mutex
-	cache map[[sha256.Size]byte]cacheEntry
-}
-
-type cacheEntry struct {
-	connector *Connector
-	expires   time.Time
+	cache *authcache.Cache[*Connector]
 }
 
 // NewService returns a Service. now is the clock (time.Now in production).
 func NewService(st store.Store, now func() time.Time) *Service {
-	return &Service{store: st, now: now, cache: map[[sha256.Size]byte]cacheEntry{}}
+	return &Service{store: st, now: now, cache: authcache.New[*Connector](maxCacheEntries)}
 }
 
 // Create makes a connector with a new id and secret.
@@ -127,13 +121,7 @@ func (s *Service) Revoke(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	s.mu.Lock()
-	for k, e := range s.cache {
-		if e.connector.ID == id {
-			delete(s.cache, k)
-		}
-	}
-	s.mu.Unlock()
+	s.cache.Forget(id)
 	return nil
 }
 
@@ -160,7 +148,7 @@ func (s *Service) Authenticate(ctx context.Context, id, secret string) (*Connect
 	}
 	c := fromStore(row)
 	now := s.now()
-	s.remember(cacheKey(id, secret), cacheEntry{connector: c, expires: now.Add(AuthCacheTTL)}, now)
+	s.cache.Put(id, secret, c, now.Add(AuthCacheTTL), now)
 	return c, nil
 }
 
@@ -168,47 +156,11 @@ func (s *Service) Authenticate(ctx context.Context, id, secret string) (*Connect
 // not verified recently (it may still be valid). It never reads the
 // database, so callers can throttle the uncached path.
 func (s *Service) Cached(id, secret string) (*Connector, bool) {
-	key := cacheKey(id, secret)
-	s.mu.Lock()
-	e, ok := s.cache[key]
-	s.mu.Unlock()
-	if !ok || !s.now().Before(e.expires) {
-		return nil, false
-	}
-	return e.connector, true
+	return s.cache.Get(id, secret, s.now())
 }
 
-// maxCacheEntries bounds the cache; past it, expired entries are dropped
-// and, if that is not enough, the cache starts over.
+// maxCacheEntries bounds the authentication cache.
 const maxCacheEntries = 1_000
-
-func (s *Service) remember(key [sha256.Size]byte, e cacheEntry, now time.Time) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.cache) >= maxCacheEntries {
-		for k, v := range s.cache {
-			if !now.Before(v.expires) {
-				delete(s.cache, k)
-			}
-		}
-		if len(s.cache) >= maxCacheEntries {
-			clear(s.cache)
-		}
-	}
-	s.cache[key] = e
-}
-
-// cacheKey hashes the pair so that plain secrets are not kept in memory
-// longer than the request.
-func cacheKey(id, secret string) [sha256.Size]byte {
-	h := sha256.New()
-	h.Write([]byte(id))
-	h.Write([]byte{0})
-	h.Write([]byte(secret))
-	var k [sha256.Size]byte
-	h.Sum(k[:0])
-	return k
-}
 
 func fromStore(r *store.Connector) *Connector {
 	return &Connector{ID: r.ID, Name: r.Name, CreatedAt: r.CreatedAt, RevokedAt: r.RevokedAt}

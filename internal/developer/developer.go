@@ -15,11 +15,11 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"sync"
 	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/hitchdev/hitch/internal/authcache"
 	"github.com/hitchdev/hitch/internal/seal"
 	"github.com/hitchdev/hitch/internal/store"
 )
@@ -60,18 +60,12 @@ type Service struct {
 	box   *seal.Box
 	now   func() time.Time
 
-	mu    sync.Mutex
-	cache map[[sha256.Size]byte]cacheEntry
-}
-
-type cacheEntry struct {
-	client  *store.Client
-	expires time.Time
+	cache *authcache.Cache[*store.Client]
 }
 
 // NewService returns a Service. now is the clock (time.Now in production).
 func NewService(st store.Store, box *seal.Box, now func() time.Time) *Service {
-	return &Service{store: st, box: box, now: now, cache: map[[sha256.Size]byte]cacheEntry{}}
+	return &Service{store: st, box: box, now: now, cache: authcache.New[*store.Client](maxCacheEntries)}
 }
 
 // CreateParams describe a new client. ID and Secret are generated when empty.
@@ -205,7 +199,7 @@ func (s *Service) Authenticate(ctx context.Context, environment, clientID, secre
 	if err != nil {
 		return nil, err
 	}
-	s.remember(cacheKey(clientID, secret), cacheEntry{client: client, expires: expires}, now)
+	s.cache.Put(clientID, secret, client, expires, now)
 	if client.Environment != environment {
 		return nil, ErrInvalidCredentials
 	}
@@ -216,14 +210,11 @@ func (s *Service) Authenticate(ctx context.Context, environment, clientID, secre
 // not verified recently (it may still be valid). It never reads the
 // database, so callers can throttle the uncached path.
 func (s *Service) Cached(environment, clientID, secret string) (*store.Client, bool) {
-	key := cacheKey(clientID, secret)
-	s.mu.Lock()
-	entry, ok := s.cache[key]
-	s.mu.Unlock()
-	if !ok || !s.now().Before(entry.expires) || entry.client.Environment != environment {
+	client, ok := s.cache.Get(clientID, secret, s.now())
+	if !ok || client.Environment != environment {
 		return nil, false
 	}
-	return entry.client, true
+	return client, true
 }
 
 // verify checks the secret against every live secret of the client in
@@ -257,37 +248,8 @@ func (s *Service) verify(ctx context.Context, clientID, secret string, now time.
 	return client, expires, nil
 }
 
-// maxCacheEntries bounds the cache; past it, expired entries are dropped and,
-// if that is not enough, the cache starts over.
+// maxCacheEntries bounds the authentication cache.
 const maxCacheEntries = 10_000
-
-func (s *Service) remember(key [sha256.Size]byte, e cacheEntry, now time.Time) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.cache) >= maxCacheEntries {
-		for k, v := range s.cache {
-			if !now.Before(v.expires) {
-				delete(s.cache, k)
-			}
-		}
-		if len(s.cache) >= maxCacheEntries {
-			clear(s.cache)
-		}
-	}
-	s.cache[key] = e
-}
-
-// cacheKey hashes the pair so that plain secrets are not kept in memory
-// longer than the request.
-func cacheKey(clientID, secret string) [sha256.Size]byte {
-	h := sha256.New()
-	h.Write([]byte(clientID))
-	h.Write([]byte{0})
-	h.Write([]byte(secret))
-	var k [sha256.Size]byte
-	h.Sum(k[:0])
-	return k
-}
 
 // NewSecret returns a new secret: the prefix and 32 random bytes, base64url.
 func NewSecret() string {

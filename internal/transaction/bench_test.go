@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
-	"fmt"
 	"os"
 	"strconv"
 	"testing"
@@ -103,28 +102,34 @@ func historySize() int {
 // grow with history.
 func BenchmarkSyncPage(b *testing.B) {
 	for _, backend := range storetest.Backends(b) {
-		st := backend.Open(b)
-		for _, size := range []int{1000, historySize()} {
-			acc := newBenchAccount(b, st, size)
-			for _, at := range []struct {
-				name  string
-				after int64
-			}{{"start", 0}, {"middle", int64(size / 2)}, {"end", int64(size - 100)}} {
-				b.Run(fmt.Sprintf("%s/%d/%s", backend.Name, size, at.name), func(b *testing.B) {
-					cursor := ""
-					if at.after > 0 {
-						cursor = encodeCursor(acc.id, at.after)
-					}
-					ctx := context.Background()
-					b.ReportAllocs()
-					for b.Loop() {
-						p, err := acc.svc.Sync(ctx, acc.key, cursor, 100)
-						if err != nil || len(p.Transactions) != 100 {
-							b.Fatalf("page: %d transactions, %v", len(p.Transactions), err)
-						}
+		b.Run(backend.Name, func(b *testing.B) {
+			st := backend.Open(b)
+			for _, size := range []int{1000, historySize()} {
+				b.Run(strconv.Itoa(size), func(b *testing.B) {
+					acc := newBenchAccount(b, st, size)
+					for _, at := range []struct {
+						name  string
+						after int64
+					}{{"start", 0}, {"middle", int64(size / 2)}, {"end", int64(size - 100)}} {
+						b.Run(at.name, func(b *testing.B) { benchPage(b, acc, at.after) })
 					}
 				})
 			}
+		})
+	}
+}
+
+func benchPage(b *testing.B, acc *benchAccount, after int64) {
+	cursor := ""
+	if after > 0 {
+		cursor = encodeCursor(acc.id, after)
+	}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		p, err := acc.svc.Sync(ctx, acc.key, cursor, 100)
+		if err != nil || len(p.Transactions) != 100 {
+			b.Fatalf("page: %d transactions, %v", len(p.Transactions), err)
 		}
 	}
 }

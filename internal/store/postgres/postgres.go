@@ -80,6 +80,11 @@ func (d *driver) Migrations() fs.FS {
 	return sub
 }
 
+// TextSet is "= ANY(array)": an index condition on a btree.
+func (d *driver) TextSet(placeholder string) string { return " = ANY(" + placeholder + "::text[])" }
+
+func (d *driver) TextSetArg(items []string) any { return items }
+
 // MigrationLockSQL serializes migrations across nodes with a transaction
 // advisory lock (released at commit). The key is arbitrary but fixed.
 func (d *driver) MigrationLockSQL() string { return `SELECT pg_advisory_xact_lock(4818237262)` }

@@ -7,6 +7,7 @@ import (
 	"context"
 	"database/sql"
 	"embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -107,6 +108,17 @@ func (d *driver) Migrations() fs.FS {
 }
 
 func (d *driver) MigrationLockSQL() string { return "" }
+
+// TextSet reads the strings from a JSON array: SQLite probes the index once
+// per element of an IN subquery.
+func (d *driver) TextSet(placeholder string) string {
+	return " IN (SELECT value FROM json_each(" + placeholder + "))"
+}
+
+func (d *driver) TextSetArg(items []string) any {
+	b, _ := json.Marshal(items)
+	return string(b)
+}
 
 // Native is the writer: River writes on every fetch, and SQLite has one
 // writer at a time.

@@ -68,6 +68,13 @@ type Driver interface {
 	// *pgxpool.Pool, with the PostgreSQL schema in use ("" for the default).
 	Native() (pool any, schema string)
 
+	// TextSet is the SQL of "is one of the strings bound to placeholder",
+	// to follow a column name, and TextSetArg binds the strings: one
+	// parameter whatever their number, so that the statement stays the
+	// same and its plan an index probe per string.
+	TextSet(placeholder string) string
+	TextSetArg(items []string) any
+
 	// MigrationLockSQL is run at the start of each migration transaction so
 	// that nodes starting together apply migrations one at a time ("" when
 	// the transaction itself already serializes writers).

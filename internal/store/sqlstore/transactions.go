@@ -9,11 +9,6 @@ import (
 	"github.com/hitchdev/hitch/internal/store"
 )
 
-// digestChunk is how many external ids one digest lookup binds. Every
-// lookup binds exactly this many (the last chunk repeats its last id), so
-// that the statement is always the same text and stays prepared.
-const digestChunk = 100
-
 // insertChunk is how many transactions one INSERT writes; a batch's
 // remainder is inserted one row at a time, again to keep statement texts
 // few.
@@ -46,52 +41,29 @@ func (e *executor) SubscriptionDigests(ctx context.Context, clientID, accountID 
 	return e.digests(ctx, "subscriptions", clientID, accountID, externalIDs)
 }
 
-// digestQueries are the digest lookups per table, built once.
-var digestQueries = map[string]string{
-	"transactions":  digestQuery("transactions"),
-	"subscriptions": digestQuery("subscriptions"),
-}
-
-func digestQuery(table string) string {
-	var q strings.Builder
-	q.WriteString(`SELECT id, external_id, digest FROM ` + table + ` WHERE account_id = ` + ownedAccount + ` AND external_id IN (`)
-	for i := range digestChunk {
-		if i > 0 {
-			q.WriteString(", ")
-		}
-		q.WriteString("$" + strconv.Itoa(i+3))
-	}
-	q.WriteString(")")
-	return q.String()
-}
-
+// digests looks the external ids up in one statement whatever their
+// number. An "IN ($3, …, $102)" list let PostgreSQL's generic plan for the
+// prepared statement (chosen after five runs) read all the account's rows:
+// ingestion fell from 12k to under 1k rows/s; "= ANY(array)" is an index
+// condition on (account_id, external_id).
 func (e *executor) digests(ctx context.Context, table, clientID, accountID string, externalIDs []string) (map[string]store.StoredDigest, error) {
 	out := make(map[string]store.StoredDigest, len(externalIDs))
-	args := make([]any, digestChunk+2)
-	args[0], args[1] = clientID, accountID
-	for start := 0; start < len(externalIDs); start += digestChunk {
-		chunk := externalIDs[start:min(start+digestChunk, len(externalIDs))]
-		for i := range digestChunk {
-			args[i+2] = chunk[min(i, len(chunk)-1)]
-		}
-		rows, err := e.conn.Query(ctx, digestQueries[table], args...)
-		if err != nil {
+	rows, err := e.conn.Query(ctx, `SELECT id, external_id, digest FROM `+table+` WHERE account_id = `+ownedAccount+
+		` AND external_id`+e.drv.TextSet("$3"), clientID, accountID, e.drv.TextSetArg(externalIDs))
+	if err != nil {
+		return nil, e.wrap(table+": digests", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var externalID string
+		var d store.StoredDigest
+		if err := rows.Scan(&d.ID, &externalID, &d.Digest); err != nil {
 			return nil, e.wrap(table+": digests", err)
 		}
-		for rows.Next() {
-			var externalID string
-			var d store.StoredDigest
-			if err := rows.Scan(&d.ID, &externalID, &d.Digest); err != nil {
-				rows.Close()
-				return nil, e.wrap(table+": digests", err)
-			}
-			out[externalID] = d
-		}
-		err = rows.Err()
-		rows.Close()
-		if err != nil {
-			return nil, e.wrap(table+": digests", err)
-		}
+		out[externalID] = d
+	}
+	if err := rows.Err(); err != nil {
+		return nil, e.wrap(table+": digests", err)
 	}
 	return out, nil
 }

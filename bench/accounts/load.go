@@ -13,12 +13,14 @@ const requestTimeout = 5 * time.Second
 
 // target is one server under load.
 type target struct {
-	name  string
-	store string // "-" for the bare handler
-	url   string
-	user  string
-	pass  string
-	want  []byte // the body every answer must have
+	name   string
+	store  string // "-" for the bare handler
+	method string
+	url    string
+	body   []byte // the request's JSON body, nil for none
+	user   string
+	pass   string
+	want   []byte // the body every answer must have
 	// server is the process answering, sampled for memory.
 	server *proc.Child
 }
@@ -28,7 +30,7 @@ type target struct {
 func measureTarget(ctx context.Context, t target, o options) (targetResult, error) {
 	sampler := proc.SampleRSS(t.server.PID())
 	stats, err := loadgen.Run(ctx, loadgen.Load{
-		URL: t.url, User: t.user, Pass: t.pass, Want: t.want,
+		Method: t.method, URL: t.url, Body: t.body, User: t.user, Pass: t.pass, Want: t.want,
 		Conns: o.conns, Warmup: o.warmup, Duration: o.duration, RequestTimeout: requestTimeout,
 	})
 	peak := sampler.Stop()

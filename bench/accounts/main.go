@@ -1,8 +1,10 @@
-// Command accounts benchmarks GET /accounts/get for a user with ten linked
-// accounts on Hitch against a bare net/http handler that returns the same
-// bytes behind Basic auth, and measures Hitch's cold start and memory:
+// Command accounts benchmarks one read of Hitch's API on Hitch against a
+// bare net/http handler that returns the same bytes behind Basic auth, and
+// measures Hitch's cold start and memory. The read is GET /accounts/get for
+// a user with ten linked accounts, or with --endpoint sync POST
+// /transactions/sync for a full first page of 100 transactions:
 //
-//	go run ./bench/accounts [--database-url postgres://…] [--conns 64] [--duration 10s]
+//	go run ./bench/accounts [--endpoint sync] [--database-url postgres://…] [--conns 64] [--duration 10s]
 //
 // Both servers run as their own processes on 127.0.0.1 and face the same
 // closed-loop load generator. The report goes to stdout as Markdown, progress
@@ -25,6 +27,7 @@ import (
 // options are the command-line flags.
 type options struct {
 	hitch    hitch.Config // --database-url, --repo, --keep
+	endpoint endpoint
 	conns    int
 	duration time.Duration
 	warmup   time.Duration
@@ -50,8 +53,11 @@ func dispatch(ctx context.Context, args []string) error {
 // parseFlags reads and checks the benchmark's flags.
 func parseFlags(args []string, errOut io.Writer) (options, error) {
 	var o options
+	var endpointName string
 	fs := flag.NewFlagSet("accounts", flag.ContinueOnError)
 	o.hitch.AddFlags(fs)
+	fs.StringVar(&endpointName, "endpoint", endpoints[0].name,
+		"request to load: accounts (GET /accounts/get, ten accounts) or sync (POST /transactions/sync, a full page of 100)")
 	fs.IntVar(&o.conns, "conns", 64, "concurrent keep-alive connections of the load generator")
 	fs.DurationVar(&o.duration, "duration", 10*time.Second, "measured load phase per target")
 	fs.DurationVar(&o.warmup, "warmup", 2*time.Second, "unmeasured load before the measured phase")
@@ -59,6 +65,10 @@ func parseFlags(args []string, errOut io.Writer) (options, error) {
 	fs.StringVar(&o.jsonPath, "json", "", "also write the results as JSON to this file")
 	if err := cli.ParseFlags(fs, args, errOut, "usage: go run ./bench/accounts [flags]"); err != nil {
 		return o, err
+	}
+	var err error
+	if o.endpoint, err = endpointNamed(endpointName); err != nil {
+		return o, cli.Usage(err)
 	}
 	return o, cli.Usage(o.validate())
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hitchdev/hitch/bench/internal/benchreport"
 	"github.com/hitchdev/hitch/bench/internal/hitch"
+	"github.com/hitchdev/hitch/bench/internal/proc"
 )
 
 // run builds Hitch, times its cold starts, then loads the bare handler and
@@ -24,10 +25,11 @@ func run(ctx context.Context, o options, out, errOut io.Writer) error {
 	if rep.ColdStart, err = measureColdStarts(ctx, launcher, o.coldRuns); err != nil {
 		return err
 	}
-	targets, err := startTargets(ctx, launcher)
+	targets, err := startTargets(ctx, launcher, o.endpoint)
 	if err != nil {
 		return err
 	}
+	rep.ResponseBytes = len(targets[0].want)
 	defer func() {
 		for _, t := range targets {
 			t.server.Stop()
@@ -75,10 +77,10 @@ func measureColdStarts(ctx context.Context, launcher *hitch.Launcher, runs int) 
 	return newColdStart(times), nil
 }
 
-// startTargets starts Hitch with ten accounts linked to the bench user, then
-// the bare handler serving the exact bytes Hitch answered with. They are
-// returned in the order they are loaded: bare first.
-func startTargets(ctx context.Context, launcher *hitch.Launcher) ([]target, error) {
+// startTargets starts Hitch with ep's fixture, then the bare handler
+// serving the exact bytes Hitch answered with. They are returned in the
+// order they are loaded: bare first.
+func startTargets(ctx context.Context, launcher *hitch.Launcher, ep endpoint) ([]target, error) {
 	h, base, err := launcher.Start(ctx, "load")
 	if err != nil {
 		return nil, err
@@ -86,17 +88,13 @@ func startTargets(ctx context.Context, launcher *hitch.Launcher) ([]target, erro
 	if _, err := h.WaitReady(ctx, base+"/readyz"); err != nil {
 		return nil, err
 	}
-	api := launcher.API(base)
-	launcher.Progress("linking %d accounts to %s", hitch.LinkedAccounts, hitch.ExternalUserID)
-	if err := hitch.LinkAccounts(ctx, api); err != nil {
-		return nil, err
-	}
-	body, err := hitch.FetchAccounts(ctx, api)
+	body, err := ep.prepare(ctx, launcher, launcher.API(base))
 	if err != nil {
 		return nil, err
 	}
 
-	b, bareBase, err := startBare(launcher.Work, body, hitch.DevClientID, launcher.Secret)
+	method, path := ep.route()
+	b, bareBase, err := startBare(launcher.Work, bareOptions{method: method, path: path, user: hitch.DevClientID, pass: launcher.Secret}, body)
 	if err != nil {
 		return nil, err
 	}
@@ -106,8 +104,9 @@ func startTargets(ctx context.Context, launcher *hitch.Launcher) ([]target, erro
 	}
 	launcher.Progress("hitch on %s (pid %d), bare on %s (pid %d), %d-byte response",
 		base, h.PID(), bareBase, b.PID(), len(body))
-	return []target{
-		{name: "bare", store: "-", url: bareBase + hitch.AccountsPath, user: hitch.DevClientID, pass: launcher.Secret, want: body, server: b},
-		{name: "hitch", store: launcher.Store(), url: base + hitch.AccountsPath, user: hitch.DevClientID, pass: launcher.Secret, want: body, server: h},
-	}, nil
+	newTarget := func(name, store, base string, server *proc.Child) target {
+		return target{name: name, store: store, method: ep.method, url: base + ep.path, body: ep.body,
+			user: hitch.DevClientID, pass: launcher.Secret, want: body, server: server}
+	}
+	return []target{newTarget("bare", "-", bareBase, b), newTarget("hitch", launcher.Store(), base, h)}, nil
 }

@@ -104,3 +104,63 @@ func FetchAccounts(ctx context.Context, api *APIClient) ([]byte, error) {
 	}
 	return body, nil
 }
+
+// The sync fixture: ExternalUserID's account at SyncMerchantID, linked with
+// transactions, whose first page of SyncLimit is the request under load.
+const (
+	SyncMerchantID = 1
+	// SyncLimit is the page size asked for: the API's maximum.
+	SyncLimit = 100
+	// SyncPath is the request under load, POSTed with SyncBody.
+	SyncPath = "/transactions/sync"
+)
+
+// SyncBody is the JSON body of the sync request: the first page (no
+// cursor) of SyncLimit transactions, the same every time.
+func SyncBody() []byte {
+	b, _ := json.Marshal(struct {
+		ExternalUserID string `json:"external_user_id"`
+		MerchantID     int    `json:"merchant_id"`
+		Limit          int    `json:"limit"`
+	}{ExternalUserID, SyncMerchantID, SyncLimit}) // cannot fail
+	return b
+}
+
+// LinkTransactions links SyncMerchantID to ExternalUserID for transactions;
+// Hitch's simulator stores a call's worth of them (205) before answering.
+func LinkTransactions(ctx context.Context, api *APIClient) error {
+	_, err := api.PostJSON(ctx, "/development/accounts/link", map[string]any{
+		"external_user_id": ExternalUserID,
+		"merchant_id":      SyncMerchantID,
+		"transactions":     map[string]any{"new": true},
+	})
+	if err != nil {
+		return fmt.Errorf("link merchant %d with transactions: %w", SyncMerchantID, err)
+	}
+	return nil
+}
+
+// FetchSyncPage posts SyncBody to SyncPath once and checks the page is full
+// (SyncLimit transactions) and that more follow. Every answer under load
+// must have the same bytes.
+func FetchSyncPage(ctx context.Context, api *APIClient) ([]byte, error) {
+	status, body, err := api.Do(ctx, http.MethodPost, SyncPath, SyncBody())
+	if err != nil {
+		return nil, fmt.Errorf("POST %s: %w", SyncPath, err)
+	}
+	if status != http.StatusOK {
+		return nil, fmt.Errorf("POST %s: status %d: %.500s", SyncPath, status, body)
+	}
+	var page struct {
+		Transactions []json.RawMessage `json:"transactions"`
+		HasMore      bool              `json:"has_more"`
+	}
+	if err := json.Unmarshal(body, &page); err != nil {
+		return nil, fmt.Errorf("POST %s: not a transaction page: %w", SyncPath, err)
+	}
+	if len(page.Transactions) != SyncLimit || !page.HasMore {
+		return nil, fmt.Errorf("POST %s: %d transactions, has_more %v; want a full page of %d and more to follow",
+			SyncPath, len(page.Transactions), page.HasMore, SyncLimit)
+	}
+	return body, nil
+}

@@ -2,6 +2,9 @@ package hitch
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -86,5 +89,83 @@ func TestFetchAccounts(t *testing.T) {
 				t.Errorf("FetchAccounts = %q, %v; want error %v", body, err, tt.wantErr)
 			}
 		})
+	}
+}
+
+// FetchSyncPage posts the first-page request and wants a full page with
+// more to follow.
+func TestFetchSyncPage(t *testing.T) {
+	t.Parallel()
+	page := func(n int, hasMore bool) string {
+		return fmt.Sprintf(`{"merchant":{"id":1,"name":"M"},"transactions":[%s],"next_cursor":"c","has_more":%v,"limit":%d}`,
+			strings.TrimSuffix(strings.Repeat(`{"id":"t"},`, n), ","), hasMore, n)
+	}
+	tests := []struct {
+		name, body string
+		wantErr    bool
+	}{
+		{"full page", page(SyncLimit, true), false},
+		{"short page", page(SyncLimit-1, true), true},
+		{"last page", page(SyncLimit, false), true},
+		{"not a page", "[]", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				got, _ := io.ReadAll(r.Body)
+				if u, p, ok := r.BasicAuth(); !ok || u != DevClientID || p != "s3cret" ||
+					r.Method != http.MethodPost || r.URL.String() != SyncPath || string(got) != string(SyncBody()) {
+					http.Error(w, "unexpected request", http.StatusBadRequest)
+					return
+				}
+				w.Write([]byte(tt.body))
+			}))
+			t.Cleanup(srv.Close)
+			l := &Launcher{Secret: "s3cret"}
+			body, err := FetchSyncPage(context.Background(), l.API(srv.URL))
+			if (err != nil) != tt.wantErr || (err == nil && string(body) != tt.body) {
+				t.Errorf("FetchSyncPage = %.80q, %v; want error %v", body, err, tt.wantErr)
+			}
+		})
+	}
+}
+
+// SyncBody asks for the first page, SyncLimit transactions, of the bench
+// user's account, and LinkTransactions links that account.
+func TestSyncFixture(t *testing.T) {
+	t.Parallel()
+	var sync struct {
+		ExternalUserID string  `json:"external_user_id"`
+		MerchantID     int     `json:"merchant_id"`
+		Limit          int     `json:"limit"`
+		Cursor         *string `json:"cursor"`
+	}
+	if err := json.Unmarshal(SyncBody(), &sync); err != nil || sync.ExternalUserID != ExternalUserID ||
+		sync.MerchantID != SyncMerchantID || sync.Limit != SyncLimit || sync.Cursor != nil {
+		t.Errorf("SyncBody() = %s, %v", SyncBody(), err)
+	}
+
+	var link struct {
+		ExternalUserID string `json:"external_user_id"`
+		MerchantID     int    `json:"merchant_id"`
+		Transactions   struct {
+			New bool `json:"new"`
+		} `json:"transactions"`
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.URL.Path != "/development/accounts/link" || json.NewDecoder(r.Body).Decode(&link) != nil {
+			http.Error(w, "unexpected request", http.StatusBadRequest)
+			return
+		}
+		w.Write([]byte(`{"message":"success"}`))
+	}))
+	t.Cleanup(srv.Close)
+	l := &Launcher{Secret: "s3cret"}
+	if err := LinkTransactions(context.Background(), l.API(srv.URL)); err != nil {
+		t.Fatal(err)
+	}
+	if link.ExternalUserID != ExternalUserID || link.MerchantID != SyncMerchantID || !link.Transactions.New {
+		t.Errorf("linked %+v; want %s at merchant %d with new transactions", link, ExternalUserID, SyncMerchantID)
 	}
 }

@@ -2,6 +2,7 @@ package loadgen
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -17,9 +18,14 @@ import (
 // maxRequestsPerWorker bounds each worker by count as well as by time.
 const maxRequestsPerWorker = 50_000_000
 
-// Load is one closed-loop run of GETs of one URL.
+// Load is one closed-loop run of one request, sent again and again.
 type Load struct {
-	URL        string
+	// Method is the request's method; empty means GET.
+	Method string
+	URL    string
+	// Body, unless nil, is sent with every request as JSON, with its
+	// Content-Length.
+	Body       []byte
 	User, Pass string // Basic auth
 	// Want is the body every answer must have, with status 200.
 	Want []byte
@@ -99,7 +105,7 @@ func Run(ctx context.Context, l Load) (*Stats, error) {
 	if err != nil {
 		return nil, err
 	}
-	req := Request(http.MethodGet, u, l.User, l.Pass, nil)
+	req := Request(cmp.Or(l.Method, http.MethodGet), u, l.User, l.Pass, l.Body)
 	var dials atomic.Int64
 	measureFrom := time.Now().Add(l.Warmup)
 	until := measureFrom.Add(l.Duration)
@@ -146,7 +152,7 @@ func (w *worker) run(ctx context.Context, measureFrom, until time.Time) {
 		if !start.Before(until) || ctx.Err() != nil {
 			return
 		}
-		kind, err := w.get(start)
+		kind, err := w.send(start)
 		took := time.Since(start)
 		switch {
 		case ctx.Err() != nil:
@@ -159,9 +165,9 @@ func (w *worker) run(ctx context.Context, measureFrom, until time.Time) {
 	}
 }
 
-// get sends the request once and checks the answer is a 200 with the
+// send sends the request once and checks the answer is a 200 with the
 // expected body; on failure it also returns the kind of failure.
-func (w *worker) get(start time.Time) (kind string, err error) {
+func (w *worker) send(start time.Time) (kind string, err error) {
 	status, kind, err := w.c.Do(w.req, start)
 	switch {
 	case err != nil:

@@ -3,6 +3,7 @@ package loadgen
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -59,6 +60,64 @@ func TestRun(t *testing.T) {
 			if tt.wantErrors == "" {
 				if stats.Failures.Count() > 0 || stats.Hist.Count() == 0 || stats.ReqPerSec() <= 0 {
 					t.Errorf("errors %v, %d measured requests; want none and some", stats.Failures.ByKind, stats.Hist.Count())
+				}
+				return
+			}
+			if stats.Failures.ByKind[tt.wantErrors] == 0 || len(stats.Failures.ByKind) != 1 || stats.Hist.Count() != 0 {
+				t.Errorf("errors %v, %d measured requests; want only %q", stats.Failures.ByKind, stats.Hist.Count(), tt.wantErrors)
+			}
+		})
+	}
+}
+
+// Load.Method and Load.Body are sent with every request, the body as JSON
+// with its length; without them the request is a GET with no body.
+func TestRunPost(t *testing.T) {
+	t.Parallel()
+	// The server echoes the body of a POST, so that every answer shows what
+	// its request carried.
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+			return
+		}
+		body, err := io.ReadAll(r.Body)
+		if err != nil || r.Header.Get("Content-Type") != "application/json" || r.ContentLength != int64(len(body)) {
+			http.Error(w, "bad request", http.StatusBadRequest)
+			return
+		}
+		basicAuthJSON(body).ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	body := []byte(`{"external_user_id":"u","merchant_id":1,"limit":100}`)
+
+	tests := []struct {
+		name       string
+		method     string
+		body       []byte
+		wantErrors string // the only failure kind expected; "" for none
+	}{
+		{"post with a body", http.MethodPost, body, ""},
+		{"get by default", "", nil, "status 405"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			const conns = 2
+			stats, err := Run(context.Background(), Load{
+				Method: tt.method, URL: srv.URL + "/transactions/sync", Body: tt.body, User: "user", Pass: "secret", Want: body,
+				Conns: conns, Duration: 100 * time.Millisecond, RequestTimeout: time.Second,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if stats.Dials > conns {
+				t.Errorf("%d connections dialed for %d workers", stats.Dials, conns)
+			}
+			if tt.wantErrors == "" {
+				if stats.Failures.Count() > 0 || stats.Hist.Count() < conns {
+					t.Errorf("errors %v (first: %s), %d measured requests; want none and several",
+						stats.Failures.ByKind, stats.Failures.First, stats.Hist.Count())
 				}
 				return
 			}

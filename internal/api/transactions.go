@@ -49,36 +49,48 @@ func (s *Server) syncTransactions(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	// The documents are stored rendered: the page is written around them.
-	writeBody(w, http.StatusOK, func(buf *bytes.Buffer) error {
-		b := buf.AvailableBuffer()
-		b = append(b, `{"merchant":{"id":`...)
-		b = strconv.AppendInt(b, page.Merchant.ID, 10)
-		b = append(b, `,"name":`...)
-		b = appendJSONString(b, page.Merchant.Name)
-		b = append(b, `},"transactions":[`...)
-		for i, t := range page.Transactions {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, t...)
-		}
-		b = append(b, `],"next_cursor":`...)
-		if page.NextCursor == nil {
-			b = append(b, "null"...)
-		} else {
-			b = appendJSONString(b, *page.NextCursor)
-		}
-		b = append(b, `,"has_more":`...)
-		b = strconv.AppendBool(b, page.HasMore)
-		b = append(b, `,"limit":`...)
-		b = strconv.AppendInt(b, int64(len(page.Transactions)), 10)
-		b = append(b, "}\n"...)
-		buf.Write(b)
-		return nil
-	})
+	writePage(w, page)
 	return nil
 }
+
+// writePage writes a sync page around its stored documents, straight to
+// the connection: a full page is over 100 KB, and building it in a buffer
+// first cost a growing series of copies and allocations per request.
+func writePage(w http.ResponseWriter, page *transaction.Page) {
+	head := append([]byte(`{"merchant":{"id":`), strconv.FormatInt(page.Merchant.ID, 10)...)
+	head = append(head, `,"name":`...)
+	head = appendJSONString(head, page.Merchant.Name)
+	head = append(head, `},"transactions":[`...)
+	tail := []byte(`],"next_cursor":`)
+	if page.NextCursor == nil {
+		tail = append(tail, "null"...)
+	} else {
+		tail = appendJSONString(tail, *page.NextCursor)
+	}
+	tail = append(tail, `,"has_more":`...)
+	tail = strconv.AppendBool(tail, page.HasMore)
+	tail = append(tail, `,"limit":`...)
+	tail = strconv.AppendInt(tail, int64(len(page.Transactions)), 10)
+	tail = append(tail, "}\n"...)
+
+	n := len(head) + len(tail) + max(len(page.Transactions)-1, 0)
+	for _, t := range page.Transactions {
+		n += len(t)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(n))
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(head)
+	for i, t := range page.Transactions {
+		if i > 0 {
+			_, _ = w.Write(comma)
+		}
+		_, _ = w.Write(t)
+	}
+	_, _ = w.Write(tail)
+}
+
+var comma = []byte{','}
 
 // getTransaction serves GET /transactions/{id} in the full shape.
 func (s *Server) getTransaction(w http.ResponseWriter, r *http.Request) error {

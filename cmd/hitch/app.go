@@ -47,6 +47,7 @@ type app struct {
 	queue      *queue.Queue
 	webhooks   *webhook.Service
 	txns       *transaction.Service
+	simulator  *simulate.Connector
 	connectors *connector.Service
 	metrics    *prometheus.Registry
 	now        func() time.Time
@@ -146,6 +147,7 @@ func newApp(ctx context.Context, cfg *config.Config, logOut io.Writer) (*app, er
 	events := &event.Log{}
 	a.accounts = account.NewService(st, catalog, events, cfg.PublicURL, now)
 	a.txns = transaction.NewService(st, events, a.accounts.EventMerchant, now)
+	a.simulator = &simulate.Connector{Transactions: a.txns, Catalog: catalog, Now: now}
 	workers := river.NewWorkers()
 	a.queue, err = queue.New(st, queue.Config{
 		Logger:         a.log.With("component", "river"),
@@ -201,7 +203,7 @@ func (a *app) apiServer() *api.Server {
 		Keys:         a.keys,
 		Webhooks:     a.webhooks,
 		Transactions: a.txns,
-		Simulator:    &simulate.Connector{Transactions: a.txns, Catalog: a.catalog, Now: now},
+		Simulator:    a.simulator,
 		Connectors:   a.connectors,
 		Metrics:      a.metrics,
 		Catalog:      a.catalog,

@@ -94,6 +94,12 @@ type Executor interface {
 	// AccountLifecycleSet records the status of the latest login attempt of
 	// one product on an account, and the account's last user action.
 	AccountLifecycleSet(ctx context.Context, params *AccountLifecycleSetParams) error
+	// AccountActionSet records how a product's last user action ended,
+	// without changing its lifecycle (a card switch ending after its login).
+	AccountActionSet(ctx context.Context, params *AccountActionSetParams) error
+	// AccountAddScope adds a scope to a connected, linked account;
+	// ErrNotFound when there is none.
+	AccountAddScope(ctx context.Context, clientID, accountID, scope string, now time.Time) error
 
 	EventInsert(ctx context.Context, params *EventInsertParams) (*Event, error)
 	EventGet(ctx context.Context, clientID, id string) (*Event, error)
@@ -137,6 +143,9 @@ type Executor interface {
 	SubscriptionUpdate(ctx context.Context, row *SubscriptionRow) error
 	// SubscriptionGet returns a subscription's document.
 	SubscriptionGet(ctx context.Context, clientID, id string) ([]byte, error)
+	// SubscriptionIDs lists the ids of an account's subscriptions, oldest
+	// first.
+	SubscriptionIDs(ctx context.Context, clientID, accountID string) ([]string, error)
 
 	WebhookAttemptInsert(ctx context.Context, attempt *WebhookAttempt) error
 	// WebhookAttemptList lists the attempts to deliver one event, in order.
@@ -147,6 +156,33 @@ type Executor interface {
 	JWEKeyInsert(ctx context.Context, params *JWEKeyInsertParams) (*JWEKey, error)
 	// JWEKeyListUsable lists keys not retired at now, newest first.
 	JWEKeyListUsable(ctx context.Context, now time.Time) ([]*JWEKey, error)
+	// JWEKeyList lists every key, retired or not, newest first.
+	JWEKeyList(ctx context.Context) ([]*JWEKey, error)
+	// JWEKeyRetireOthers sets every other key to retire at retiresAt (or
+	// sooner, if it already would) and erases the private half of keys
+	// retired at now.
+	JWEKeyRetireOthers(ctx context.Context, kid string, retiresAt, now time.Time) error
+
+	// Tasks: the work a login starts at a merchant.
+
+	// TaskInsert stores a task; ErrConflict when its id is taken.
+	TaskInsert(ctx context.Context, task *Task) error
+	TaskGet(ctx context.Context, clientID string, id int64) (*Task, error)
+	// TaskAttachCard moves a task awaiting its card, before its deadline, to
+	// pending with the card's summary; ErrNotFound when no such task.
+	TaskAttachCard(ctx context.Context, params *TaskAttachCardParams) (*Task, error)
+	// TaskSeal stores a pending task's sealed card.
+	TaskSeal(ctx context.Context, clientID string, id int64, sealed []byte) error
+	// TaskFinish ends an unfinished task (of state params.From when set) and
+	// erases its sealed card; ErrNotFound when no such task.
+	TaskFinish(ctx context.Context, params *TaskFinishParams) (*Task, error)
+	// TaskListPending lists pending tasks no connector has claimed, of every
+	// developer, oldest first.
+	TaskListPending(ctx context.Context, params *TaskListPendingParams) ([]*Task, error)
+	// TaskClaim gives a pending task to one connector: it returns the task
+	// with its sealed card and erases the card from the row. ErrNotFound
+	// when the task is not pending or was claimed already.
+	TaskClaim(ctx context.Context, clientID string, id int64, now time.Time) (*Task, error)
 
 	// MasterKeyCheck stores sealed as the database's master key check value
 	// unless one exists, and returns the stored one.
@@ -277,8 +313,9 @@ type AccountLinkParams struct {
 	ClientID   string
 	UserID     string
 	MerchantID int64
-	Scopes     []string
-	Now        time.Time
+	// Scopes are a new account's; linking an existing one keeps its scopes.
+	Scopes []string
+	Now    time.Time
 }
 
 // AccountListParams name the user by external_user_id, so that listing
@@ -318,6 +355,15 @@ type AccountLifecycleSetParams struct {
 	// ActionStatus is the account's last_user_action.status.
 	ActionStatus string
 	At           time.Time
+}
+
+type AccountActionSetParams struct {
+	ClientID    string
+	AccountID   string
+	Product     string
+	Status      string
+	AttemptedAt time.Time
+	Now         time.Time
 }
 
 // Event is an append-only record of something that happened, with the
@@ -481,4 +527,78 @@ type Connector struct {
 	SecretHash []byte
 	CreatedAt  time.Time
 	RevokedAt  *time.Time // nil while it may authenticate
+}
+
+// Task states.
+const (
+	TaskAwaitingCard = "awaiting_card"
+	TaskPending      = "pending"
+	TaskSucceeded    = "succeeded"
+	TaskFailed       = "failed"
+)
+
+// Task is work a login starts at a merchant: switching the card on file
+// (card_switcher) or vaulting the one there (vault).
+type Task struct {
+	// ID is random in [1, 2^53).
+	ID             int64
+	ClientID       string
+	ExternalUserID string
+	UserID         string
+	AccountID      string
+	MerchantID     int64
+	Product        string
+	CardID         *string
+	SessionID      *string
+	Status         string
+	Reason         *string
+	// CardSealed is the card without its CVV, sealed under the master key,
+	// held only while a pending task waits for its connector.
+	CardSealed   []byte
+	CardBrand    *string
+	CardLastFour *string
+	CardExpMonth *int
+	CardExpYear  *int
+	Metadata     json.RawMessage
+	// CardDeadline is when a task awaiting its card fails without it.
+	CardDeadline *time.Time
+	ClaimedAt    *time.Time
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+	FinishedAt   *time.Time
+}
+
+// CardSummary is what may be kept of a card: never its number or CVV.
+type CardSummary struct {
+	Brand    string
+	LastFour string
+	ExpMonth int
+	ExpYear  int
+}
+
+type TaskAttachCardParams struct {
+	ClientID   string
+	ID         int64
+	Card       CardSummary
+	CardSealed []byte
+	Now        time.Time
+}
+
+type TaskFinishParams struct {
+	ClientID string
+	ID       int64
+	// From, when set, is the only state finished from.
+	From   string
+	Status string
+	Reason *string
+	// Card, when set, is the summary of the card the task ends with (a
+	// vaulted card).
+	Card *CardSummary
+	Now  time.Time
+}
+
+type TaskListPendingParams struct {
+	// MerchantID limits the list to one merchant (0 for all).
+	MerchantID int64
+	Limit      int
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/hitchdev/hitch/internal/store"
@@ -221,7 +222,19 @@ const accountState = `a.merchant_id, a.connection_status, a.scopes,
 		WHEN 'vault' THEN a.lifecycle_vault
 		ELSE a.lifecycle_latest
 	END,
-	a.last_action_at, a.last_action_status, a.linked_at`
+	CASE $3
+		WHEN 'card_switcher' THEN a.action_at_card_switcher
+		WHEN 'transaction_link' THEN a.action_at_transaction_link
+		WHEN 'vault' THEN a.action_at_vault
+		ELSE a.last_action_at
+	END,
+	CASE $3
+		WHEN 'card_switcher' THEN a.action_status_card_switcher
+		WHEN 'transaction_link' THEN a.action_status_transaction_link
+		WHEN 'vault' THEN a.action_status_vault
+		ELSE a.last_action_status
+	END,
+	a.linked_at`
 
 // accountSelect reads the linked account of user $2, with its ids.
 const accountSelect = `SELECT a.id, a.user_id, ` + accountState + `
@@ -258,7 +271,6 @@ func (e *executor) AccountLink(ctx context.Context, p *store.AccountLinkParams) 
 		VALUES ($1, $2, $3, $4, 'connected', $5, $6, $6, $6)
 		ON CONFLICT (user_id, merchant_id) DO UPDATE SET
 			connection_status = 'connected',
-			scopes = excluded.scopes,
 			linked_at = CASE WHEN accounts.unlinked_at IS NULL THEN accounts.linked_at ELSE excluded.linked_at END,
 			unlinked_at = NULL,
 			updated_at = excluded.updated_at`,
@@ -329,13 +341,61 @@ func (e *executor) AccountLifecycleSet(ctx context.Context, p *store.AccountLife
 			lifecycle_transaction_link = CASE WHEN $3 = 'transaction_link' THEN $4 ELSE lifecycle_transaction_link END,
 			lifecycle_vault = CASE WHEN $3 = 'vault' THEN $4 ELSE lifecycle_vault END,
 			lifecycle_latest = $4,
-			last_action_at = $5, last_action_status = $6, updated_at = $5
+			`+lifecycleActionSet+`, updated_at = $5
 		WHERE client_id = $1 AND id = $2`, p.ClientID, p.AccountID, p.Product, p.Status, at, p.ActionStatus)
 	if err != nil {
 		return e.wrap("account: set lifecycle", err)
 	}
 	if n == 0 {
 		return fmt.Errorf("account: set lifecycle: %w", store.ErrNotFound)
+	}
+	return nil
+}
+
+// actionSet is the SQL that sets the last user action of the product bound
+// to placeholder product, and of any product, to time at and status status.
+func actionSet(product, at, status string) string {
+	var b strings.Builder
+	for _, p := range []string{"card_switcher", "transaction_link", "vault"} {
+		fmt.Fprintf(&b, "action_at_%[1]s = CASE WHEN %[2]s = '%[1]s' THEN %[3]s ELSE action_at_%[1]s END,\n", p, product, at)
+		fmt.Fprintf(&b, "action_status_%[1]s = CASE WHEN %[2]s = '%[1]s' THEN %[3]s ELSE action_status_%[1]s END,\n", p, product, status)
+	}
+	fmt.Fprintf(&b, "last_action_at = %s, last_action_status = %s", at, status)
+	return b.String()
+}
+
+var (
+	lifecycleActionSet = actionSet("$3", "$5", "$6")
+	accountActionSet   = actionSet("$3", "$4", "$5")
+)
+
+func (e *executor) AccountActionSet(ctx context.Context, p *store.AccountActionSetParams) error {
+	n, err := e.conn.Exec(ctx, `UPDATE accounts SET `+accountActionSet+`, updated_at = $6
+		WHERE client_id = $1 AND id = $2`, p.ClientID, p.AccountID, p.Product, e.ts(p.AttemptedAt), p.Status, e.ts(p.Now))
+	if err != nil {
+		return e.wrap("account: set action", err)
+	}
+	if n == 0 {
+		return fmt.Errorf("account: set action: %w", store.ErrNotFound)
+	}
+	return nil
+}
+
+func (e *executor) AccountAddScope(ctx context.Context, clientID, accountID, scope string, now time.Time) error {
+	// Scopes are a comma-separated list of identifiers: add scope unless it
+	// is there, and only to a connected account.
+	n, err := e.conn.Exec(ctx, `UPDATE accounts SET
+			scopes = CASE WHEN scopes = '' THEN $3
+				WHEN ',' || scopes || ',' LIKE '%,' || $3 || ',%' THEN scopes
+				ELSE scopes || ',' || $3 END,
+			updated_at = $4
+		WHERE client_id = $1 AND id = $2 AND connection_status = 'connected' AND unlinked_at IS NULL`,
+		clientID, accountID, scope, e.ts(now))
+	if err != nil {
+		return e.wrap("account: add scope", err)
+	}
+	if n == 0 {
+		return fmt.Errorf("account: add scope: %w", store.ErrNotFound)
 	}
 	return nil
 }
@@ -375,21 +435,47 @@ func (e *executor) JWEKeyInsert(ctx context.Context, p *store.JWEKeyInsertParams
 	return &store.JWEKey{KID: p.KID, PublicJWK: p.PublicJWK, PrivateSealed: p.PrivateSealed, CreatedAt: p.CreatedAt.UTC()}, nil
 }
 
+func scanJWEKey(row Row) (*store.JWEKey, error) {
+	var k store.JWEKey
+	var jwk []byte
+	if err := row.Scan(&k.KID, &jwk, &k.PrivateSealed, timeDest{&k.CreatedAt}, nullTimeDest{&k.RetiresAt}); err != nil {
+		return nil, err
+	}
+	k.PublicJWK = json.RawMessage(jwk)
+	return &k, nil
+}
+
 func (e *executor) JWEKeyListUsable(ctx context.Context, now time.Time) ([]*store.JWEKey, error) {
 	rows, err := e.conn.Query(ctx, `SELECT kid, public_jwk, private_sealed, created_at, retires_at FROM jwe_keys
 		WHERE retires_at IS NULL OR retires_at > $1 ORDER BY created_at DESC, kid`, e.ts(now))
 	if err != nil {
 		return nil, e.wrap("jwe key: list usable", err)
 	}
-	return collect(rows, func(row Row) (*store.JWEKey, error) {
-		var k store.JWEKey
-		var jwk []byte
-		if err := row.Scan(&k.KID, &jwk, &k.PrivateSealed, timeDest{&k.CreatedAt}, nullTimeDest{&k.RetiresAt}); err != nil {
-			return nil, err
-		}
-		k.PublicJWK = json.RawMessage(jwk)
-		return &k, nil
-	}, e, "jwe key: list usable")
+	return collect(rows, scanJWEKey, e, "jwe key: list usable")
+}
+
+func (e *executor) JWEKeyList(ctx context.Context) ([]*store.JWEKey, error) {
+	rows, err := e.conn.Query(ctx, `SELECT kid, public_jwk, private_sealed, created_at, retires_at FROM jwe_keys
+		ORDER BY created_at DESC, kid`)
+	if err != nil {
+		return nil, e.wrap("jwe key: list", err)
+	}
+	return collect(rows, scanJWEKey, e, "jwe key: list")
+}
+
+func (e *executor) JWEKeyRetireOthers(ctx context.Context, kid string, retiresAt, now time.Time) error {
+	// A key already retiring sooner keeps its time: rotating twice does not
+	// lengthen the first key's life.
+	if _, err := e.conn.Exec(ctx, `UPDATE jwe_keys SET retires_at = $2
+		WHERE kid <> $1 AND (retires_at IS NULL OR retires_at > $2)`, kid, e.ts(retiresAt)); err != nil {
+		return e.wrap("jwe key: retire", err)
+	}
+	// A retired key decrypts nothing again: its private half goes.
+	if _, err := e.conn.Exec(ctx, `UPDATE jwe_keys SET private_sealed = $2
+		WHERE retires_at <= $1 AND length(private_sealed) > 0`, e.ts(now), []byte{}); err != nil {
+		return e.wrap("jwe key: retire", err)
+	}
+	return nil
 }
 
 func (e *executor) MasterKeyCheck(ctx context.Context, sealed []byte) ([]byte, error) {

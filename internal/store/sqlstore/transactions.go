@@ -179,3 +179,21 @@ func (e *executor) SubscriptionGet(ctx context.Context, clientID, id string) ([]
 	}
 	return doc, nil
 }
+
+func (e *executor) SubscriptionIDs(ctx context.Context, clientID, accountID string) ([]string, error) {
+	rows, err := e.conn.Query(ctx, `SELECT id FROM subscriptions WHERE client_id = $1 AND account_id = $2
+		ORDER BY created_at, id`, clientID, accountID)
+	if err != nil {
+		return nil, e.wrap("subscription: list ids", err)
+	}
+	defer rows.Close()
+	ids := []string{}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, e.wrap("subscription: list ids", err)
+		}
+		ids = append(ids, id)
+	}
+	return ids, e.wrap("subscription: list ids", rows.Err())
+}

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"math/big"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hitchdev/hitch/internal/seal"
@@ -38,15 +39,32 @@ type PublicJWK struct {
 	Use    string   `json:"use"`
 }
 
-// Keys serves the current JWE key, generating the first one on demand.
+// Keys holds the JWE key pairs: it serves the current public key, every
+// usable one, and decrypts card data with the private halves, which it
+// keeps parsed in memory once opened.
 type Keys struct {
 	store store.Store
 	box   *seal.Box
 	now   func() time.Time
 
-	mu      sync.Mutex
-	current *PublicJWK
-	loaded  time.Time
+	ring atomic.Pointer[keyring]
+	// mu serializes loading the ring from the database.
+	mu sync.Mutex
+}
+
+// keyring is an immutable snapshot of the stored keys.
+type keyring struct {
+	loaded time.Time
+	// usable are the public keys not retired, newest first.
+	usable  []*PublicJWK
+	private map[string]*privateKey
+	// retired names keys whose grace period is over.
+	retired map[string]bool
+}
+
+type privateKey struct {
+	key       *rsa.PrivateKey
+	retiresAt *time.Time
 }
 
 // NewKeys returns a Keys.
@@ -56,28 +74,170 @@ func NewKeys(st store.Store, box *seal.Box, now func() time.Time) *Keys {
 
 // Current returns the newest usable public key, creating one if none exists.
 func (k *Keys) Current(ctx context.Context) (*PublicJWK, error) {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	now := k.now()
-	if k.current != nil && now.Sub(k.loaded) < keyCacheTTL {
-		return k.current, nil
-	}
-	keys, err := k.store.JWEKeyListUsable(ctx, now)
+	ring, err := k.keyring(ctx, false)
 	if err != nil {
-		return nil, fmt.Errorf("card: current key: %w", err)
-	}
-	var stored *store.JWEKey
-	if len(keys) > 0 {
-		stored = keys[0]
-	} else if stored, err = k.generate(ctx, now); err != nil {
 		return nil, err
 	}
-	var jwk PublicJWK
-	if err := json.Unmarshal(stored.PublicJWK, &jwk); err != nil {
-		return nil, fmt.Errorf("card: current key: %w", err)
+	if len(ring.usable) == 0 {
+		if _, err := k.generate(ctx, k.now()); err != nil {
+			return nil, err
+		}
+		if ring, err = k.keyring(ctx, true); err != nil {
+			return nil, err
+		}
+		if len(ring.usable) == 0 {
+			return nil, errors.New("card: current key: none usable after creating one")
+		}
 	}
-	k.current, k.loaded = &jwk, now
-	return k.current, nil
+	return ring.usable[0], nil
+}
+
+// Usable returns every public key that still decrypts, newest first (the
+// JWKS of GET /jwe/keys).
+func (k *Keys) Usable(ctx context.Context) ([]*PublicJWK, error) {
+	if _, err := k.Current(ctx); err != nil { // make the first key if need be
+		return nil, err
+	}
+	ring, err := k.keyring(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	return ring.usable, nil
+}
+
+// Rotate makes a new key of bits bits the current one. Every other key
+// keeps decrypting until grace has passed (or sooner, if it was already
+// retiring), and keys whose grace is over lose their private half.
+func (k *Keys) Rotate(ctx context.Context, bits int, grace time.Duration) (*PublicJWK, error) {
+	if bits < KeyBits {
+		return nil, fmt.Errorf("card: rotate: keys must have at least %d bits", KeyBits)
+	}
+	if grace < 0 {
+		return nil, errors.New("card: rotate: the grace period must not be negative")
+	}
+	priv, err := rsa.GenerateKey(rand.Reader, bits)
+	if err != nil {
+		return nil, fmt.Errorf("card: rotate: %w", err)
+	}
+	params, jwk, err := k.insertParams(priv)
+	if err != nil {
+		return nil, fmt.Errorf("card: rotate: %w", err)
+	}
+	now := k.now()
+	err = k.store.InTx(ctx, func(ex store.Executor) error {
+		// Keys are served newest first: the new one must be newer than
+		// every other, even when two rotations share a clock tick.
+		params.CreatedAt = now
+		existing, err := ex.JWEKeyList(ctx)
+		if err != nil {
+			return err
+		}
+		if len(existing) > 0 && !existing[0].CreatedAt.Before(now) {
+			params.CreatedAt = existing[0].CreatedAt.Add(time.Microsecond)
+		}
+		if _, err := ex.JWEKeyInsert(ctx, params); err != nil {
+			return err
+		}
+		return ex.JWEKeyRetireOthers(ctx, jwk.Kid, now.Add(grace), now)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("card: rotate: %w", err)
+	}
+	if _, err := k.keyring(ctx, true); err != nil {
+		return nil, err
+	}
+	return jwk, nil
+}
+
+// KeyInfo describes a stored key for operators.
+type KeyInfo struct {
+	Kid       string
+	CreatedAt time.Time
+	RetiresAt *time.Time
+	Retired   bool
+}
+
+// List describes every stored key, newest first.
+func (k *Keys) List(ctx context.Context) ([]KeyInfo, error) {
+	keys, err := k.store.JWEKeyList(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("card: list keys: %w", err)
+	}
+	now := k.now()
+	out := make([]KeyInfo, len(keys))
+	for i, key := range keys {
+		out[i] = KeyInfo{Kid: key.KID, CreatedAt: key.CreatedAt, RetiresAt: key.RetiresAt,
+			Retired: key.RetiresAt != nil && !key.RetiresAt.After(now)}
+	}
+	return out, nil
+}
+
+// keyring returns the keys, loading them again when the snapshot is older
+// than keyCacheTTL or force is set.
+func (k *Keys) keyring(ctx context.Context, force bool) (*keyring, error) {
+	now := k.now()
+	if ring := k.ring.Load(); ring != nil && !force && now.Sub(ring.loaded) < keyCacheTTL {
+		return ring, nil
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	// Another caller may have loaded it while this one waited.
+	if ring := k.ring.Load(); ring != nil && !force && now.Sub(ring.loaded) < keyCacheTTL {
+		return ring, nil
+	}
+	stored, err := k.store.JWEKeyList(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("card: load keys: %w", err)
+	}
+	ring := &keyring{loaded: now, usable: []*PublicJWK{}, private: map[string]*privateKey{}, retired: map[string]bool{}}
+	old := k.ring.Load()
+	for _, key := range stored {
+		if key.RetiresAt != nil && !key.RetiresAt.After(now) {
+			ring.retired[key.KID] = true
+			continue
+		}
+		var jwk PublicJWK
+		if err := json.Unmarshal(key.PublicJWK, &jwk); err != nil {
+			return nil, fmt.Errorf("card: load key %s: %w", key.KID, err)
+		}
+		ring.usable = append(ring.usable, &jwk)
+		if old != nil && old.private[key.KID] != nil { // parsed already
+			ring.private[key.KID] = &privateKey{key: old.private[key.KID].key, retiresAt: key.RetiresAt}
+			continue
+		}
+		der, err := k.box.Open(key.PrivateSealed, "jwe_key:"+key.KID)
+		if err != nil {
+			return nil, fmt.Errorf("card: load key %s: %w", key.KID, err)
+		}
+		parsed, err := x509.ParsePKCS8PrivateKey(der)
+		clear(der)
+		if err != nil {
+			return nil, fmt.Errorf("card: load key %s: %w", key.KID, err)
+		}
+		priv, ok := parsed.(*rsa.PrivateKey)
+		if !ok {
+			return nil, fmt.Errorf("card: load key %s: not an RSA key", key.KID)
+		}
+		priv.Precompute()
+		ring.private[key.KID] = &privateKey{key: priv, retiresAt: key.RetiresAt}
+	}
+	k.ring.Store(ring)
+	return ring, nil
+}
+
+func (k *Keys) insertParams(priv *rsa.PrivateKey) (*store.JWEKeyInsertParams, *PublicJWK, error) {
+	jwk := publicJWK(&priv.PublicKey)
+	public, err := json.Marshal(jwk)
+	if err != nil {
+		return nil, nil, err
+	}
+	der, err := x509.MarshalPKCS8PrivateKey(priv)
+	if err != nil {
+		return nil, nil, err
+	}
+	sealed := k.box.Seal(der, "jwe_key:"+jwk.Kid)
+	clear(der)
+	return &store.JWEKeyInsertParams{KID: jwk.Kid, PublicJWK: public, PrivateSealed: sealed}, jwk, nil
 }
 
 func (k *Keys) generate(ctx context.Context, now time.Time) (*store.JWEKey, error) {
@@ -85,22 +245,12 @@ func (k *Keys) generate(ctx context.Context, now time.Time) (*store.JWEKey, erro
 	if err != nil {
 		return nil, fmt.Errorf("card: generate key: %w", err)
 	}
-	jwk := publicJWK(&priv.PublicKey)
-	public, err := json.Marshal(jwk)
+	params, _, err := k.insertParams(priv)
 	if err != nil {
 		return nil, fmt.Errorf("card: generate key: %w", err)
 	}
-	der, err := x509.MarshalPKCS8PrivateKey(priv)
-	if err != nil {
-		return nil, fmt.Errorf("card: generate key: %w", err)
-	}
-	key, err := k.store.JWEKeyInsert(ctx, &store.JWEKeyInsertParams{
-		KID:           jwk.Kid,
-		PublicJWK:     public,
-		PrivateSealed: k.box.Seal(der, "jwe_key:"+jwk.Kid),
-		Bootstrap:     true,
-		CreatedAt:     now,
-	})
+	params.Bootstrap, params.CreatedAt = true, now
+	key, err := k.store.JWEKeyInsert(ctx, params)
 	if errors.Is(err, store.ErrConflict) {
 		// Another node made the first key at the same time: use theirs.
 		keys, err := k.store.JWEKeyListUsable(ctx, now)

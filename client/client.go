@@ -256,7 +256,14 @@ type DevLinkRequest struct {
 	CardSwitcher   bool              `json:"card_switcher,omitempty"`
 	CardID         *string           `json:"card_id,omitempty"`
 	Transactions   *DevTransactions  `json:"transactions,omitempty"`
+	Vault          *DevVault         `json:"vault,omitempty"`
 	Metadata       map[string]string `json:"metadata,omitempty"`
+}
+
+// DevVault asks a development link to simulate a vault login; the vaulting
+// succeeds unless Outcome is "failed".
+type DevVault struct {
+	Outcome string `json:"outcome,omitempty"`
 }
 
 // DevLinkAccount simulates linking a merchant account (development only).

@@ -225,6 +225,9 @@ type LinkParams struct {
 	CardID    *string
 	SessionID *string
 	Metadata  map[string]string
+	// Task, when set, opens the task the login starts (a card switch or a
+	// vaulting) in the link's transaction; its id goes in AUTHENTICATED.
+	Task func(ctx context.Context, ex store.Executor, u *store.User, a *store.Account, at time.Time) (int64, error)
 }
 
 // Link links (or links again and reconnects) the user's account at a
@@ -238,10 +241,6 @@ func (s *Service) Link(ctx context.Context, p LinkParams) (*Account, *store.Even
 	if !m.Supports(p.Product) {
 		return nil, nil, ErrMerchantUnsupported
 	}
-	scopes := []string{}
-	if m.Supports("card_switcher") {
-		scopes = append(scopes, ScopeUpdateCard)
-	}
 	now := s.now()
 	var linked *store.Account
 	var ev *store.Event
@@ -251,14 +250,29 @@ func (s *Service) Link(ctx context.Context, p LinkParams) (*Account, *store.Even
 		if err != nil {
 			return err
 		}
+		// Scopes come from what was done at the merchant (a card switch adds
+		// update_card), not from the login: linking again keeps them.
 		a, err := ex.AccountLink(ctx, &store.AccountLinkParams{
-			ID: uuid.NewString(), ClientID: p.ClientID, UserID: u.ID, MerchantID: p.MerchantID, Scopes: scopes, Now: now})
+			ID: uuid.NewString(), ClientID: p.ClientID, UserID: u.ID, MerchantID: p.MerchantID, Now: now})
 		if err != nil {
 			return err
 		}
+		// A login that starts a task is an action that ends with the task.
+		action := ActionSuccess
+		if p.Task != nil {
+			action = ActionPending
+		}
 		if err := ex.AccountLifecycleSet(ctx, &store.AccountLifecycleSetParams{ClientID: p.ClientID, AccountID: a.ID,
-			Product: p.Product, Status: LifecycleAuthenticated, ActionStatus: ActionSuccess, At: now}); err != nil {
+			Product: p.Product, Status: LifecycleAuthenticated, ActionStatus: action, At: now}); err != nil {
 			return err
+		}
+		var taskID *int64
+		if p.Task != nil {
+			id, err := p.Task(ctx, ex, u, a, now)
+			if err != nil {
+				return err
+			}
+			taskID = &id
 		}
 		data := map[string]any{
 			"send_card":  p.Product == "card_switcher",
@@ -272,6 +286,7 @@ func (s *Service) Link(ctx context.Context, p LinkParams) (*Account, *store.Even
 			User:      u,
 			Type:      event.Authenticated,
 			SessionID: p.SessionID,
+			TaskID:    taskID,
 			Merchant:  s.EventMerchant(p.MerchantID),
 			Data:      data,
 			Metadata:  p.Metadata,

@@ -28,6 +28,9 @@ const (
 	// data.subscriptions: [{id}] (the public service's names).
 	NewSubscriptionsAvailable     = "NEW_SUBSCRIPTIONS_AVAILABLE"
 	UpdatedSubscriptionsAvailable = "UPDATED_SUBSCRIPTIONS_AVAILABLE"
+	// VaultingSucceeded and VaultingFailed end a vault task.
+	VaultingSucceeded = "VAULTING_SUCCEEDED"
+	VaultingFailed    = "VAULTING_FAILED"
 	// EndpointDisabled is Hitch's own: a webhook endpoint was disabled, told
 	// to the developer's other endpoints.
 	EndpointDisabled = "ENDPOINT_DISABLED"
@@ -38,7 +41,7 @@ const (
 // Types lists every event type, for validating filters.
 var Types = []string{Authenticated, CardUpdated, CardFailed, NewTransactionsAvailable,
 	UpdatedTransactionsAvailable, AccountLoginRequired, NewDetectedAccountsAvailable, NewSubscriptionsAvailable,
-	UpdatedSubscriptionsAvailable, EndpointDisabled, Test}
+	UpdatedSubscriptionsAvailable, VaultingSucceeded, VaultingFailed, EndpointDisabled, Test}
 
 // Merchant is the merchant reference of an envelope.
 type Merchant struct {

@@ -62,3 +62,21 @@ func (c *Connector) Run(ctx context.Context, k transaction.AccountKey, updated b
 	_, err = c.Transactions.IngestTransactions(ctx, k, changed, metadata)
 	return err
 }
+
+// Subscriptions ingests the account's simulated subscriptions, the same
+// ones every time, and returns the ids of all the account's subscriptions:
+// what a card switch at a subscription merchant reports as moved to the
+// new card.
+func (c *Connector) Subscriptions(ctx context.Context, k transaction.AccountKey) ([]string, error) {
+	m, ok := c.Catalog.Get(k.MerchantID)
+	if !ok {
+		return nil, fmt.Errorf("simulate: unknown merchant %d", k.MerchantID)
+	}
+	seed := Seed{ClientID: k.ClientID, ExternalUserID: k.ExternalUserID, MerchantID: k.MerchantID, Call: 1}
+	if subs := Subscriptions(seed, *m, c.Now()); len(subs) > 0 {
+		if _, err := c.Transactions.IngestSubscriptions(ctx, k, subs, nil); err != nil {
+			return nil, err
+		}
+	}
+	return c.Transactions.SubscriptionIDs(ctx, k)
+}

@@ -352,3 +352,12 @@ func (s *Service) LastPosition(ctx context.Context, k AccountKey) (int64, error)
 	})
 	return last, err
 }
+
+// SubscriptionIDs lists the ids of a linked account's subscriptions.
+func (s *Service) SubscriptionIDs(ctx context.Context, k AccountKey) ([]string, error) {
+	_, a, err := s.account(ctx, s.store, k)
+	if err != nil {
+		return nil, err
+	}
+	return s.store.SubscriptionIDs(ctx, k.ClientID, a.ID)
+}

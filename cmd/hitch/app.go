@@ -44,6 +44,7 @@ type app struct {
 	sessions   *session.Service
 	accounts   *account.Service
 	keys       *card.Keys
+	cards      *card.Service
 	queue      *queue.Queue
 	webhooks   *webhook.Service
 	txns       *transaction.Service
@@ -166,6 +167,17 @@ func newApp(ctx context.Context, cfg *config.Config, logOut io.Writer) (*app, er
 		Workers:       cfg.WebhookWorkers,
 	})
 	river.AddWorker(workers, a.webhooks.Worker())
+	subscriptions := a.txns.SubscriptionIDs
+	if cfg.Env == config.Development {
+		subscriptions = a.simulator.Subscriptions
+	}
+	a.cards = card.NewService(st, box, a.queue, a.accounts, catalog, events, now, card.Config{
+		Development:       cfg.Env == config.Development,
+		CardWindow:        cfg.CardWindow,
+		ConnectorDeadline: cfg.TaskDeadline,
+		Subscriptions:     subscriptions,
+	})
+	a.cards.AddWorkers(workers)
 	a.metrics.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if err := a.webhooks.Register(a.metrics); err != nil {
 		st.Close()
@@ -201,6 +213,7 @@ func (a *app) apiServer() *api.Server {
 		Sessions:     a.sessions,
 		Accounts:     a.accounts,
 		Keys:         a.keys,
+		Cards:        a.cards,
 		Webhooks:     a.webhooks,
 		Transactions: a.txns,
 		Simulator:    a.simulator,

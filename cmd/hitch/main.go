@@ -8,6 +8,8 @@
 //	hitch connectors create --name N create a merchant connector's credentials
 //	hitch connectors list            list merchant connectors
 //	hitch connectors revoke --id ID  revoke a connector
+//	hitch keys rotate                make a new JWE key the current one
+//	hitch keys list                  list JWE keys
 //
 // Every command takes the same configuration flags and HITCH_* variables.
 package main
@@ -66,6 +68,8 @@ var commands = []command{
 	{"connectors create", "create a merchant connector's ingestion credentials: --name NAME [--json]", connectorsCreateFlags},
 	{"connectors list", "list merchant connectors [--json]", connectorsListFlags},
 	{"connectors revoke", "revoke a connector's credentials: --id ID", connectorsRevokeFlags},
+	{"keys rotate", "make a new JWE key the current one; the others decrypt for --grace [--bits N] [--json]", keysRotateFlags},
+	{"keys list", "list JWE keys [--json]", keysListFlags},
 }
 
 // run parses args and runs one command, returning the exit code.

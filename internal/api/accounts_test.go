@@ -36,9 +36,11 @@ func TestAccountsLifecycle(t *testing.T) {
 		}
 		a := accounts[0]
 		if a.Merchant.ID != 1 || a.Merchant.Name != "Amazon" || a.Merchant.Logo == "" ||
-			a.Connection.Status != "connected" || len(a.Connection.Scopes) != 1 || a.Connection.Scopes[0].Type != "update_card" ||
+			// update_card comes with a card switch that succeeds, which
+			// this one, waiting for its card, has not yet (cards_test.go).
+			a.Connection.Status != "connected" || a.Connection.Scopes == nil || len(a.Connection.Scopes) != 0 ||
 			a.Lifecycle.Status == nil || *a.Lifecycle.Status != "authenticated" ||
-			a.LastUserAction.AttemptedAt == nil || *a.LastUserAction.Status != "success" {
+			a.LastUserAction.AttemptedAt == nil || *a.LastUserAction.Status != "pending" {
 			t.Fatalf("linked account = %+v", a)
 		}
 
@@ -116,7 +118,8 @@ func TestAccountsLifecycle(t *testing.T) {
 		expectError(t, err, 404, "USER_ERROR", "USER_NOT_FOUND")
 		linkCard(t, h.api, "u1", 1)
 		one, err = h.api.GetAccount(ctx, "u1", 1, "")
-		if err != nil || one.Connection.Status != "connected" || len(one.Connection.Scopes) != 1 {
+		// Disconnecting cleared update_card; only a new card switch grants it.
+		if err != nil || one.Connection.Status != "connected" || len(one.Connection.Scopes) != 0 {
 			t.Fatalf("relinked = %+v, %v", one, err)
 		}
 	})

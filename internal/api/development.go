@@ -17,6 +17,11 @@ type devLinkRequest struct {
 		New     *bool `json:"new"`
 		Updated *bool `json:"updated"`
 	} `json:"transactions"`
+	// Vault is Hitch's: simulate a vault login, whose vaulting succeeds
+	// unless outcome is "failed".
+	Vault *struct {
+		Outcome *string `json:"outcome"`
+	} `json:"vault"`
 	Metadata map[string]string `json:"metadata"`
 }
 
@@ -37,9 +42,21 @@ func (s *Server) devLinkAccount(w http.ResponseWriter, r *http.Request) error {
 	}
 	cardSwitcher := req.CardSwitcher != nil && *req.CardSwitcher
 	var product string
+	vaultFails := false
 	switch {
 	case cardSwitcher && req.Transactions != nil:
 		return errInvalidField("The card_switcher and transactions fields cannot be used together.")
+	case req.Vault != nil && (cardSwitcher || req.Transactions != nil):
+		return errInvalidField("The vault field cannot be used with card_switcher or transactions.")
+	case req.Vault != nil:
+		if err := validateCardID(req.CardID); err != nil {
+			return err
+		}
+		if o := req.Vault.Outcome; o != nil && *o != "succeeded" && *o != "failed" {
+			return errInvalidField("The vault.outcome field must be succeeded or failed.")
+		}
+		vaultFails = req.Vault.Outcome != nil && *req.Vault.Outcome == "failed"
+		product = "vault"
 	case cardSwitcher:
 		if req.CardID == nil || strings.TrimSpace(*req.CardID) == "" {
 			return errInvalidField("The card_id field is required when card_switcher is true.")
@@ -60,20 +77,26 @@ func (s *Server) devLinkAccount(w http.ResponseWriter, r *http.Request) error {
 		}
 		product = "transaction_link"
 	default:
-		return errInvalidField("One of card_switcher (true) or transactions is required.")
+		return errInvalidField("One of card_switcher (true), transactions or vault is required.")
 	}
 	if err := validateMetadata(req.Metadata); err != nil {
 		return err
 	}
 	clientID := clientFrom(r.Context()).ID
-	if _, _, err := s.Accounts.Link(r.Context(), account.LinkParams{
+	link := account.LinkParams{
 		ClientID:       clientID,
 		ExternalUserID: externalUserID,
 		MerchantID:     merchantID,
 		Product:        product,
 		CardID:         req.CardID,
 		Metadata:       req.Metadata,
-	}); err != nil {
+	}
+	if product == "transaction_link" {
+		_, _, err = s.Accounts.Link(r.Context(), link)
+	} else {
+		_, _, err = s.Cards.Authenticate(r.Context(), link, vaultFails)
+	}
+	if err != nil {
 		return err
 	}
 	if req.Transactions != nil && *req.Transactions.New {

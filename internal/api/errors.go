@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/hitchdev/hitch/internal/account"
+	"github.com/hitchdev/hitch/internal/card"
 	"github.com/hitchdev/hitch/internal/developer"
 	"github.com/hitchdev/hitch/internal/session"
 	"github.com/hitchdev/hitch/internal/transaction"
@@ -42,6 +43,10 @@ const (
 	CodeProductNotValid       = "PRODUCT_NOT_VALID"
 	CodeProductNotEnabled     = "PRODUCT_NOT_ENABLED"
 	CodeNotFound              = "NOT_FOUND"
+	CodeTaskNotFound          = "TASK_NOT_FOUND"
+	CodeTaskNotAwaitingCard   = "TASK_NOT_AWAITING_CARD"
+	CodeCardWindowClosed      = "CARD_WINDOW_CLOSED"
+	CodeTaskClaimed           = "TASK_CLAIMED"
 	CodeMethodNotAllowed      = "METHOD_NOT_ALLOWED"
 	CodeBodyTooLarge          = "REQUEST_TOO_LARGE"
 	CodeUnsupportedMediaType  = "UNSUPPORTED_MEDIA_TYPE"
@@ -113,6 +118,17 @@ var domainErrors = []struct {
 	{session.ErrMerchantUnsupported, &Error{Status: http.StatusBadRequest, Type: TypeMerchantError, Code: CodeMerchantUnavailable,
 		Message: "The merchant does not support this session type."}},
 	{webhook.ErrNotFound, errNotFound("No webhook endpoint has this id.")},
+	{card.ErrTaskNotFound, &Error{Status: http.StatusNotFound, Type: TypeInvalidRequest, Code: CodeTaskNotFound,
+		Message: "No task has this task_id."}},
+	{card.ErrTaskNotAwaitingCard, &Error{Status: http.StatusConflict, Type: TypeInvalidRequest, Code: CodeTaskNotAwaitingCard,
+		Message: "The task is not waiting for card data: it has its card already, or has ended."}},
+	{card.ErrCardWindowClosed, &Error{Status: http.StatusConflict, Type: TypeInvalidRequest, Code: CodeCardWindowClosed,
+		Message: "The task's window for card data has closed; the task fails with CARD_FAILED."}},
+	{card.ErrTaskClaimed, &Error{Status: http.StatusConflict, Type: TypeInvalidRequest, Code: CodeTaskClaimed,
+		Message: "The task is not pending, or another connector has claimed it."}},
+	{card.ErrInvalidResult, errInvalidField("The result does not fit the task: a vaulting that succeeded needs payment_method, and only a vaulting takes one.")},
+	{card.ErrAccountDisconnected, &Error{Status: http.StatusBadRequest, Type: TypeMerchantAccountError, Code: CodeAccountDisconnected,
+		Message: "The merchant account is disconnected: the user must log in again before its card can be updated."}},
 	{transaction.ErrNotFound, &Error{Status: http.StatusNotFound, Type: TypeTransactionError, Code: CodeTransactionNotFound,
 		Message: "No transaction or subscription has this id."}},
 	{transaction.ErrInvalidCursor, &Error{Status: http.StatusBadRequest, Type: TypeInvalidRequest, Code: CodeInvalidCursorFormat,
@@ -137,6 +153,9 @@ func toWire(err error) (*Error, bool) {
 	var invalid *webhook.InvalidError
 	if errors.As(err, &invalid) {
 		return errInvalidField("The %s field %s.", invalid.Field, invalid.Message), true
+	}
+	if wire, ok := cardError(err); ok {
+		return wire, true
 	}
 	var invalidItem *transaction.InvalidError
 	if errors.As(err, &invalidItem) {

@@ -87,6 +87,8 @@ type harness struct {
 	queue        *queue.Queue
 	transactions *transaction.Service
 	connectors   *connector.Service
+	cards        *card.Service
+	keys         *card.Keys
 }
 
 type harnessOptions struct {
@@ -100,6 +102,8 @@ type harnessOptions struct {
 	workers bool
 	// retrySchedule replaces the webhook retry schedule (default: fast).
 	retrySchedule []time.Duration
+	// cardWindow replaces the card switch window (default 15 s).
+	cardWindow time.Duration
 }
 
 // withWorkers runs the job workers in the harness.
@@ -164,6 +168,15 @@ func newHarness(t *testing.T, st store.Store, opts ...func(*harnessOptions)) *ha
 	accounts := account.NewService(st, catalog, events, publicURL, clk.Now)
 	h.transactions = transaction.NewService(st, events, accounts.EventMerchant, clk.Now)
 	h.connectors = connector.NewService(st, clk.Now)
+	simulator := &simulate.Connector{Transactions: h.transactions, Catalog: catalog, Now: clk.Now}
+	subscriptions := h.transactions.SubscriptionIDs
+	if o.env == "development" {
+		subscriptions = simulator.Subscriptions
+	}
+	h.cards = card.NewService(st, box, h.queue, accounts, catalog, events, clk.Now, card.Config{
+		Development: o.env == "development", CardWindow: o.cardWindow, Subscriptions: subscriptions})
+	h.cards.AddWorkers(workers)
+	h.keys = card.NewKeys(st, box, clk.Now)
 	h.server = api.New(api.Deps{
 		Env:          o.env,
 		Store:        st,
@@ -171,9 +184,10 @@ func newHarness(t *testing.T, st store.Store, opts ...func(*harnessOptions)) *ha
 		Sessions:     session.NewService(st, box, catalog, clk.Now),
 		Accounts:     accounts,
 		Transactions: h.transactions,
-		Simulator:    &simulate.Connector{Transactions: h.transactions, Catalog: catalog, Now: clk.Now},
+		Simulator:    simulator,
 		Connectors:   h.connectors,
-		Keys:         card.NewKeys(st, box, clk.Now),
+		Keys:         h.keys,
+		Cards:        h.cards,
 		Webhooks:     h.webhooks,
 		Metrics:      metrics,
 		Catalog:      catalog,

@@ -222,11 +222,8 @@ func (s *Server) ingestSubscriptions(w http.ResponseWriter, r *http.Request) err
 func (s *Server) ingestAccount(ctx context.Context, clientID, externalUserID *string, merchantID *int64,
 	metadata map[string]string) (transaction.AccountKey, error) {
 	var key transaction.AccountKey
-	if clientID == nil || *clientID == "" {
-		return key, errRequired("client_id")
-	}
-	if len(*clientID) > 255 || !validText(*clientID) {
-		return key, errInvalidField("The client_id field must be at most 255 bytes of text.")
+	if err := validateConnectorClientID(clientID); err != nil {
+		return key, err
 	}
 	user, err := validateExternalUserID("external_user_id", externalUserID)
 	if err != nil {
@@ -239,16 +236,35 @@ func (s *Server) ingestAccount(ctx context.Context, clientID, externalUserID *st
 	if err := validateMetadata(metadata); err != nil {
 		return key, err
 	}
-	// A developer of the other environment cannot read what would be
-	// ingested here, so it is as unknown as one that does not exist.
-	client, err := s.Developers.Get(ctx, *clientID)
-	if errors.Is(err, developer.ErrNotFound) || (err == nil && client.Environment != s.Env) {
-		return key, errNotFound("No developer account of this environment has this client_id.")
-	}
+	client, err := s.connectorClient(ctx, *clientID)
 	if err != nil {
 		return key, err
 	}
-	return transaction.AccountKey{ClientID: client.ID, ExternalUserID: user, MerchantID: merchant}, nil
+	return transaction.AccountKey{ClientID: client, ExternalUserID: user, MerchantID: merchant}, nil
+}
+
+func validateConnectorClientID(clientID *string) error {
+	if clientID == nil || *clientID == "" {
+		return errRequired("client_id")
+	}
+	if len(*clientID) > 255 || !validText(*clientID) {
+		return errInvalidField("The client_id field must be at most 255 bytes of text.")
+	}
+	return nil
+}
+
+// connectorClient resolves the developer a connector names. A developer of
+// the other environment cannot read what a connector would write here, so
+// it is as unknown as one that does not exist.
+func (s *Server) connectorClient(ctx context.Context, clientID string) (string, error) {
+	client, err := s.Developers.Get(ctx, clientID)
+	if errors.Is(err, developer.ErrNotFound) || (err == nil && client.Environment != s.Env) {
+		return "", errNotFound("No developer account of this environment has this client_id.")
+	}
+	if err != nil {
+		return "", err
+	}
+	return client.ID, nil
 }
 
 // decodeItems decodes a batch of 1 to transaction.MaxBatch items strictly,

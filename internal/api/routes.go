@@ -30,6 +30,8 @@ func (s *Server) routes() {
 
 	// Card data.
 	m.Handle("GET /jwe/key", s.authed(s.jweKey))
+	m.Handle("GET /jwe/keys", s.authed(s.jweKeys))
+	m.Handle("POST /card", s.authed(s.submitCard))
 
 	// Webhooks.
 	m.Handle("GET /webhooks/endpoints", s.authed(s.listEndpoints))
@@ -45,6 +47,11 @@ func (s *Server) routes() {
 	// and subscriptions with their own credentials, in both environments.
 	m.Handle("POST /internal/ingest/transactions", s.connectorAuthed(s.ingestTransactions))
 	m.Handle("POST /internal/ingest/subscriptions", s.connectorAuthed(s.ingestSubscriptions))
+	// Tasks for connectors: pending card switches and vaultings, each
+	// claimed (card released) once, and their results.
+	m.Handle("GET /internal/tasks", s.connectorAuthed(s.listPendingTasks))
+	m.Handle("POST /internal/tasks/{id}/claim", s.connectorAuthed(s.claimTask))
+	m.Handle("POST /internal/tasks/{id}/result", s.connectorAuthed(s.taskResult))
 
 	// Development simulations: not routed at all in production, so every
 	// /development/* path answers 404 there.

@@ -37,7 +37,9 @@ type Deps struct {
 	Sessions   *session.Service
 	Accounts   *account.Service
 	Keys       *card.Keys
-	Webhooks   *webhook.Service
+	// Cards runs card switch and vault tasks.
+	Cards    *card.Service
+	Webhooks *webhook.Service
 	// Transactions serves transactions and subscriptions.
 	Transactions *transaction.Service
 	// Simulator generates transactions in development.

@@ -66,6 +66,16 @@ type Config struct {
 	// WebhookWorkers is how many deliveries one node runs at once.
 	// Default 50.
 	WebhookWorkers int
+	// CardWindow is how long a card switch task waits for its card data
+	// after AUTHENTICATED before it fails. Default 15s.
+	CardWindow time.Duration
+	// TaskDeadline is how long a production task with its card waits for
+	// its connector's result before it fails and the card is erased.
+	// Default 10m.
+	TaskDeadline time.Duration
+	// KeyGrace is how long a rotated-out JWE key keeps decrypting (the
+	// default of `hitch keys rotate --grace`). Default 168h (7 days).
+	KeyGrace time.Duration
 	// Workers runs the job workers in serve (default true); false makes a
 	// node that only serves the API, with `hitch worker` processes working.
 	Workers bool
@@ -133,6 +143,9 @@ func NewFlagSet(name string, getenv func(string) string) *FlagSet {
 		"0s,5s,5m,30m,2h,5h,10h,10h", "wait before each webhook delivery attempt, the first being 0s")
 	f.duration(&c.WebhookTimeout, "webhook-timeout", "HITCH_WEBHOOK_TIMEOUT", 10*time.Second, "time a webhook receiver gets to answer")
 	f.integer(&c.WebhookWorkers, "webhook-workers", "HITCH_WEBHOOK_WORKERS", 50, "webhook deliveries one node runs at once")
+	f.duration(&c.CardWindow, "card-window", "HITCH_CARD_WINDOW", 15*time.Second, "time a card switch waits for its card data")
+	f.duration(&c.TaskDeadline, "task-deadline", "HITCH_TASK_DEADLINE", 10*time.Minute, "time a production task waits for its connector")
+	f.duration(&c.KeyGrace, "key-grace", "HITCH_KEY_GRACE", 7*24*time.Hour, "time a rotated-out JWE key keeps decrypting")
 	f.boolean(&c.Workers, "workers", "HITCH_WORKERS", true, "run job workers (webhook delivery) in serve")
 	c.MasterKey = getenv("HITCH_MASTER_KEY")
 	c.DevClientID = getenv("HITCH_DEV_CLIENT_ID")
@@ -360,6 +373,15 @@ func (c *Config) Validate() error {
 	}
 	if c.SecretGrace < 0 {
 		return fmt.Errorf("invalid --secret-grace %v (HITCH_SECRET_GRACE): must not be negative", c.SecretGrace)
+	}
+	if c.CardWindow < time.Second || c.CardWindow > time.Hour {
+		return fmt.Errorf("invalid --card-window %v (HITCH_CARD_WINDOW): must be between 1s and 1h", c.CardWindow)
+	}
+	if c.TaskDeadline < time.Second || c.TaskDeadline > 24*time.Hour {
+		return fmt.Errorf("invalid --task-deadline %v (HITCH_TASK_DEADLINE): must be between 1s and 24h", c.TaskDeadline)
+	}
+	if c.KeyGrace < 0 {
+		return fmt.Errorf("invalid --key-grace %v (HITCH_KEY_GRACE): must not be negative", c.KeyGrace)
 	}
 	if c.Env == Production && c.MasterKey == "" {
 		return errors.New("HITCH_MASTER_KEY is required in production (32 random bytes, base64 or hex)")

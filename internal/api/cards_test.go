@@ -110,11 +110,17 @@ func TestCardSwitchSucceeds(t *testing.T) {
 			t.Fatalf("account before the card = %+v, %v", a, err)
 		}
 
-		res, err := h.api.SubmitCard(ctx, &client.SubmitCardRequest{JWE: h.encrypt(t, goodCard("4242424242424242")), TaskID: auth.TaskID})
+		jwe := h.encrypt(t, goodCard("4242424242424242"))
+		start := time.Now()
+		res, err := h.api.SubmitCard(ctx, &client.SubmitCardRequest{JWE: jwe, TaskID: auth.TaskID})
 		if err != nil || res.Message != "Success" || res.TaskID != *auth.TaskID {
 			t.Fatalf("submit = %+v, %v", res, err)
 		}
 		updated := h.waitEvent(t, h.clientID, "CARD_UPDATED", *auth.TaskID)
+		// The bound on the simulated outcome.
+		if took := time.Since(start); took > 2*time.Second {
+			t.Errorf("CARD_UPDATED recorded %v after the card was posted, want within 2 s", took)
+		}
 		if updated.Data["card_id"] != "card-1" || updated.Data["metadata"].(map[string]any)["order"] != "42" ||
 			updated.ExternalUserID != "u1" || updated.Merchant["id"] != float64(1) {
 			t.Fatalf("CARD_UPDATED = %+v", updated)

@@ -72,9 +72,7 @@ var (
 	setStreet     = func(p *Payload, v string) { p.User.Address.Street = v }
 	setStreet2    = func(p *Payload, v string) { p.User.Address.Street2 = v }
 	setCity       = func(p *Payload, v string) { p.User.Address.City = v }
-	setRegion     = func(p *Payload, v string) { p.User.Address.Region = v }
 	setPostalCode = func(p *Payload, v string) { p.User.Address.PostalCode = v }
-	setCountry    = func(p *Payload, v string) { p.User.Address.Country = v }
 	setPhone      = func(p *Payload, v string) { p.User.PhoneNumber = v }
 	setNumber     = func(p *Payload, v string) { p.Card.Number = v }
 	setExpiration = func(p *Payload, v string) { p.Card.Expiration = v }

@@ -81,7 +81,7 @@ func (w *SimulateWorker) Work(ctx context.Context, job *river.Job[SimulateArgs])
 	case !job.Args.Fail && task.Product == "vault":
 		r.Card = simulatedVaultCard(task, w.s.now())
 	}
-	_, err = w.s.Finish(ctx, job.Args.ClientID, job.Args.TaskID, store.TaskPending, r)
+	_, err = w.s.finish(ctx, task, store.TaskPending, r)
 	return err
 }
 

@@ -264,10 +264,10 @@ func (s *Service) openForAccount(ctx context.Context, ex store.Executor, p Submi
 	if a.ConnectionStatus != account.Connected {
 		return nil, ErrAccountDisconnected
 	}
-	if err := ex.AccountActionSet(ctx, &store.AccountActionSetParams{ClientID: p.ClientID, AccountID: a.ID,
-		Product: "card_switcher", Status: account.ActionPending, AttemptedAt: now, Now: now}); err != nil {
-		return nil, err
-	}
+	// No login started this task: the account's last user action changes
+	// only when it ends, which keeps the account's row out of this
+	// transaction (on PostgreSQL, concurrent cards for one account would
+	// queue on its lock).
 	t := &store.Task{ClientID: p.ClientID, ExternalUserID: u.ExternalUserID, UserID: u.ID, AccountID: a.ID,
 		MerchantID: p.MerchantID, Product: "card_switcher", Status: store.TaskPending,
 		CardBrand: &summary.Brand, CardLastFour: &summary.LastFour, CardExpMonth: &summary.ExpMonth,
@@ -343,15 +343,22 @@ type Result struct {
 // any unfinished one). A task that has ended already is left as it is:
 // Finish reports false.
 func (s *Service) Finish(ctx context.Context, clientID string, id int64, from string, r Result) (bool, error) {
-	if !r.Succeeded && !validReason(r.Reason) {
-		return false, fmt.Errorf("%w: unknown reason %q", ErrInvalidResult, r.Reason)
-	}
 	task, err := s.store.TaskGet(ctx, clientID, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return false, ErrTaskNotFound
 	} else if err != nil {
 		return false, err
 	}
+	return s.finish(ctx, task, from, r)
+}
+
+// finish is Finish of a task read already.
+func (s *Service) finish(ctx context.Context, task *store.Task, from string, r Result) (bool, error) {
+	clientID, id := task.ClientID, task.ID
+	if !r.Succeeded && !validReason(r.Reason) {
+		return false, fmt.Errorf("%w: unknown reason %q", ErrInvalidResult, r.Reason)
+	}
+	var err error
 	if task.Product == "vault" && r.Succeeded && r.Card == nil {
 		return false, fmt.Errorf("%w: a vaulting that succeeded needs its card", ErrInvalidResult)
 	}

@@ -382,22 +382,26 @@ func (e *executor) AccountActionSet(ctx context.Context, p *store.AccountActionS
 }
 
 func (e *executor) AccountAddScope(ctx context.Context, clientID, accountID, scope string, now time.Time) error {
-	// Scopes are a comma-separated list of identifiers: add scope unless it
-	// is there, and only to a connected account.
+	// Scopes are a comma-separated list of identifiers. The row is only
+	// written when the scope is new: an account switching cards often
+	// keeps its update_card without a write (and, on PostgreSQL, a lock).
 	n, err := e.conn.Exec(ctx, `UPDATE accounts SET
-			scopes = CASE WHEN scopes = '' THEN $3
-				WHEN ',' || scopes || ',' LIKE '%,' || $3 || ',%' THEN scopes
-				ELSE scopes || ',' || $3 END,
+			scopes = CASE WHEN scopes = '' THEN $3 ELSE scopes || ',' || $3 END,
 			updated_at = $4
-		WHERE client_id = $1 AND id = $2 AND connection_status = 'connected' AND unlinked_at IS NULL`,
+		WHERE client_id = $1 AND id = $2 AND connection_status = 'connected' AND unlinked_at IS NULL
+			AND ',' || scopes || ',' NOT LIKE '%,' || $3 || ',%'`,
 		clientID, accountID, scope, e.ts(now))
 	if err != nil {
 		return e.wrap("account: add scope", err)
 	}
-	if n == 0 {
-		return fmt.Errorf("account: add scope: %w", store.ErrNotFound)
+	if n > 0 {
+		return nil
 	}
-	return nil
+	var has bool
+	err = e.conn.QueryRow(ctx, `SELECT true FROM accounts
+		WHERE client_id = $1 AND id = $2 AND connection_status = 'connected' AND unlinked_at IS NULL`,
+		clientID, accountID).Scan(&has)
+	return e.wrap("account: add scope", err)
 }
 
 // Events

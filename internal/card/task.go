@@ -123,19 +123,18 @@ func (s *Service) Authenticate(ctx context.Context, p account.LinkParams, vaultF
 		t := &store.Task{ClientID: p.ClientID, ExternalUserID: u.ExternalUserID, UserID: u.ID, AccountID: a.ID,
 			MerchantID: a.MerchantID, Product: p.Product, CardID: p.CardID, SessionID: p.SessionID,
 			Metadata: metadata, CreatedAt: at, UpdatedAt: at}
-		var job river.InsertManyParams
+		t.Status = store.TaskPending
 		if p.Product == "card_switcher" {
 			deadline := at.Add(s.cfg.CardWindow)
 			t.Status, t.CardDeadline = store.TaskAwaitingCard, &deadline
-			job = deadlineJob(p.ClientID, 0, store.TaskAwaitingCard, deadline)
-		} else {
-			t.Status = store.TaskPending
-			job = s.startJob(p.ClientID, 0, at, vaultFails, "")
 		}
 		if err := s.insertTask(ctx, ex, t); err != nil {
 			return 0, err
 		}
-		setJobTask(&job, t.ID)
+		job := s.startJob(p.ClientID, t.ID, at, vaultFails, "")
+		if p.Product == "card_switcher" {
+			job = deadlineJob(p.ClientID, t.ID, store.TaskAwaitingCard, *t.CardDeadline)
+		}
 		taskID = t.ID
 		return t.ID, s.queue.InsertTx(ctx, ex, []river.InsertManyParams{job})
 	}
@@ -312,18 +311,6 @@ func deadlineJob(clientID string, taskID int64, from string, at time.Time) river
 	return river.InsertManyParams{
 		Args:       DeadlineArgs{ClientID: clientID, TaskID: taskID, From: from},
 		InsertOpts: &river.InsertOpts{ScheduledAt: at},
-	}
-}
-
-// setJobTask fills in the id of a task inserted after its job was made.
-func setJobTask(job *river.InsertManyParams, id int64) {
-	switch args := job.Args.(type) {
-	case DeadlineArgs:
-		args.TaskID = id
-		job.Args = args
-	case SimulateArgs:
-		args.TaskID = id
-		job.Args = args
 	}
 }
 

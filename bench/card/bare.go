@@ -62,7 +62,7 @@ func (b *bareDecrypts) decrypt(jwe string) ([]byte, error) {
 // run decrypts on conns goroutines for warmup then duration, each from its
 // own place in the pool.
 func (b *bareDecrypts) run(ctx context.Context, conns int, warmup, duration time.Duration) (*loadgen.Stats, error) {
-	ops := make([]operation, conns)
+	ops := make([]loadgen.Op, conns)
 	for w := range ops {
 		next := w * len(b.jwes) / conns
 		ops[w] = func(time.Time) (string, error) {
@@ -74,5 +74,5 @@ func (b *bareDecrypts) run(ctx context.Context, conns int, warmup, duration time
 			return "", nil
 		}
 	}
-	return closedLoop(ctx, ops, warmup, duration)
+	return loadgen.ClosedLoop(ctx, ops, warmup, duration)
 }

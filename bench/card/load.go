@@ -6,71 +6,14 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/hitchdev/hitch/bench/internal/hist"
 	"github.com/hitchdev/hitch/bench/internal/loadgen"
 )
 
-const (
-	// requestTimeout bounds one request of the load generator.
-	requestTimeout = 5 * time.Second
-	// maxOpsPerWorker bounds each worker by count as well as by time.
-	maxOpsPerWorker = 50_000_000
-)
-
-// operation is one unit of work, a request or a decrypt, begun at start;
-// on failure it also returns the kind of failure, for counting.
-type operation func(start time.Time) (kind string, err error)
-
-// closedLoop runs each of ops on a goroutine of its own, again and again,
-// for warmup and then duration, and records the latency of each success
-// begun after the warm-up. It is loadgen.Run's loop, with work that differs
-// from one call to the next (loadgen.Load sends one request, always the
-// same, and wants the same answer). It returns ctx's error if ctx ends
-// first.
-func closedLoop(ctx context.Context, ops []operation, warmup, duration time.Duration) (*loadgen.Stats, error) {
-	measureFrom := time.Now().Add(warmup)
-	until := measureFrom.Add(duration)
-	hists := make([]*hist.Histogram, len(ops))
-	failures := make([]loadgen.Failures, len(ops))
-	var wg sync.WaitGroup
-	for i, op := range ops {
-		h := new(hist.Histogram)
-		hists[i] = h
-		wg.Go(func() {
-			for range maxOpsPerWorker {
-				start := time.Now()
-				if !start.Before(until) || ctx.Err() != nil {
-					return
-				}
-				kind, err := op(start)
-				took := time.Since(start)
-				switch {
-				case ctx.Err() != nil:
-					return // interrupted, not a failure
-				case err != nil:
-					failures[i].Add(kind, err)
-				case !start.Before(measureFrom):
-					h.Record(took)
-				}
-			}
-		})
-	}
-	wg.Wait()
-	elapsed := time.Since(measureFrom)
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	stats := &loadgen.Stats{Hist: new(hist.Histogram), MeasureFrom: measureFrom, Elapsed: elapsed}
-	for i := range ops {
-		stats.Hist.Merge(hists[i])
-		stats.Failures.Merge(failures[i])
-	}
-	return stats, nil
-}
+// requestTimeout bounds one request of the load generator.
+const requestTimeout = 5 * time.Second
 
 // cardLoad is the requests under load: conns workers, each on its own
 // keep-alive connection to base, posting the bodies in turn, each worker
@@ -94,7 +37,7 @@ func (l cardLoad) run(ctx context.Context, warmup, duration time.Duration) (*loa
 	}
 	var dials atomic.Int64
 	conns := make([]*loadgen.Conn, l.conns)
-	ops := make([]operation, l.conns)
+	ops := make([]loadgen.Op, l.conns)
 	for w := range ops {
 		c := loadgen.NewConn(u.Host, requestTimeout, &dials)
 		conns[w] = c
@@ -105,7 +48,7 @@ func (l cardLoad) run(ctx context.Context, warmup, duration time.Duration) (*loa
 			return postCard(c, req, start)
 		}
 	}
-	stats, err := closedLoop(ctx, ops, warmup, duration)
+	stats, err := loadgen.ClosedLoop(ctx, ops, warmup, duration)
 	for _, c := range conns {
 		c.Close()
 	}

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"strings"
 	"testing"
@@ -123,36 +121,6 @@ func TestBareDecrypts(t *testing.T) {
 	}
 	if _, err := bare.decrypt(other.jwes[0]); err == nil {
 		t.Error("decrypted a JWE made for another key")
-	}
-}
-
-// closedLoop counts the successes after the warm-up and every failure by
-// kind.
-func TestClosedLoop(t *testing.T) {
-	t.Parallel()
-	n := 0
-	ops := []operation{
-		func(time.Time) (string, error) { time.Sleep(time.Millisecond); return "", nil },
-		func(time.Time) (string, error) {
-			time.Sleep(time.Millisecond)
-			if n++; n%2 == 0 {
-				return "decrypt", errors.New("bad tag")
-			}
-			return "", nil
-		},
-	}
-	stats, err := closedLoop(context.Background(), ops, 20*time.Millisecond, 50*time.Millisecond)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if stats.Hist.Count() == 0 || stats.Failures.ByKind["decrypt"] == 0 || stats.Failures.First != "bad tag" ||
-		len(stats.Failures.ByKind) != 1 || stats.Elapsed < 50*time.Millisecond {
-		t.Errorf("stats: %d successes, failures %v (first %q), elapsed %v", stats.Hist.Count(), stats.Failures.ByKind, stats.Failures.First, stats.Elapsed)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if _, err := closedLoop(ctx, ops, 0, time.Second); !errors.Is(err, context.Canceled) {
-		t.Errorf("closedLoop after cancel = %v, want context.Canceled", err)
 	}
 }
 

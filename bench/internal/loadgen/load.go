@@ -107,74 +107,85 @@ func Run(ctx context.Context, l Load) (*Stats, error) {
 	}
 	req := Request(cmp.Or(l.Method, http.MethodGet), u, l.User, l.Pass, l.Body)
 	var dials atomic.Int64
-	measureFrom := time.Now().Add(l.Warmup)
-	until := measureFrom.Add(l.Duration)
-	workers := make([]*worker, l.Conns)
+	conns := make([]*Conn, l.Conns)
+	ops := make([]Op, l.Conns)
+	for i := range ops {
+		c := NewConn(u.Host, l.RequestTimeout, &dials)
+		conns[i] = c
+		ops[i] = func(start time.Time) (string, error) { return send(c, req, l.Want, start) }
+	}
+	stats, err := ClosedLoop(ctx, ops, l.Warmup, l.Duration)
+	for _, c := range conns {
+		c.Close()
+	}
+	if err != nil {
+		return nil, err
+	}
+	stats.Dials = dials.Load()
+	return stats, nil
+}
+
+// Op is one unit of work of a closed loop, a request or anything else,
+// begun at start; on failure it also returns the kind of failure, for
+// counting.
+type Op func(start time.Time) (kind string, err error)
+
+// ClosedLoop runs each of ops on a goroutine of its own, again and again,
+// for warmup and then duration, and records the latency of each success
+// begun after the warm-up. Each goroutine records its own results, so the
+// hot loop shares nothing. It returns ctx's error if ctx ends first; Dials
+// is left for the caller.
+func ClosedLoop(ctx context.Context, ops []Op, warmup, duration time.Duration) (*Stats, error) {
+	measureFrom := time.Now().Add(warmup)
+	until := measureFrom.Add(duration)
+	hists := make([]*hist.Histogram, len(ops))
+	failures := make([]Failures, len(ops))
 	var wg sync.WaitGroup
-	for i := range workers {
-		w := &worker{c: Conn{addr: u.Host, timeout: l.RequestTimeout, dials: &dials}, req: req, want: l.Want, hist: new(hist.Histogram)}
-		workers[i] = w
-		wg.Go(func() { w.run(ctx, measureFrom, until) })
+	for i, op := range ops {
+		h := new(hist.Histogram)
+		hists[i] = h
+		wg.Go(func() {
+			for range maxRequestsPerWorker {
+				start := time.Now()
+				if !start.Before(until) || ctx.Err() != nil {
+					return
+				}
+				kind, err := op(start)
+				took := time.Since(start)
+				switch {
+				case ctx.Err() != nil:
+					return // interrupted, not a failure
+				case err != nil:
+					failures[i].Add(kind, err)
+				case !start.Before(measureFrom):
+					h.Record(took)
+				}
+			}
+		})
 	}
 	wg.Wait()
 	elapsed := time.Since(measureFrom)
-	for _, w := range workers {
-		w.c.Close()
-	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-
-	stats := &Stats{Hist: new(hist.Histogram), MeasureFrom: measureFrom, Elapsed: elapsed, Dials: dials.Load()}
-	for _, w := range workers {
-		stats.Hist.Merge(w.hist)
-		stats.Failures.Merge(w.failures)
+	stats := &Stats{Hist: new(hist.Histogram), MeasureFrom: measureFrom, Elapsed: elapsed}
+	for i := range ops {
+		stats.Hist.Merge(hists[i])
+		stats.Failures.Merge(failures[i])
 	}
 	return stats, nil
 }
 
-// worker records its own results, so the hot loop shares nothing with the
-// other workers.
-type worker struct {
-	c    Conn
-	req  []byte
-	want []byte
-
-	hist     *hist.Histogram
-	failures Failures
-}
-
-// run sends requests until until, recording the latency of each success
-// that started at or after measureFrom.
-func (w *worker) run(ctx context.Context, measureFrom, until time.Time) {
-	for range maxRequestsPerWorker {
-		start := time.Now()
-		if !start.Before(until) || ctx.Err() != nil {
-			return
-		}
-		kind, err := w.send(start)
-		took := time.Since(start)
-		switch {
-		case ctx.Err() != nil:
-			return // interrupted, not a server failure
-		case err != nil:
-			w.failures.Add(kind, err)
-		case !start.Before(measureFrom):
-			w.hist.Record(took)
-		}
-	}
-}
-
-// send sends the request once and checks the answer is a 200 with the
-// expected body; on failure it also returns the kind of failure.
-func (w *worker) send(start time.Time) (kind string, err error) {
-	status, kind, err := w.c.Do(w.req, start)
+// send sends req once on c and checks the answer is a 200 with the body
+// want; on failure it also returns the kind of failure.
+func send(c *Conn, req, want []byte, start time.Time) (kind string, err error) {
+	status, kind, err := c.Do(req, start)
 	switch {
 	case err != nil:
 		return kind, err
 	case status != http.StatusOK:
-		return fmt.Sprintf("status %d", status), fmt.Errorf("status %d: %.200s", status, w.c.Body())
-	case !bytes.Equal(w.c.Body(), w.want):
+		return fmt.Sprintf("status %d", status), fmt.Errorf("status %d: %.200s", status, c.Body())
+	case !bytes.Equal(c.Body(), want):
 		return "body", errors.New("200 with a different body than the first answer")
 	}
 	return "", nil

@@ -206,3 +206,33 @@ func TestFailures(t *testing.T) {
 		t.Errorf("merged %+v; want 3 failures, the first a timeout", all)
 	}
 }
+
+// ClosedLoop counts the successes after the warm-up and every failure by
+// kind.
+func TestClosedLoop(t *testing.T) {
+	t.Parallel()
+	n := 0
+	ops := []Op{
+		func(time.Time) (string, error) { time.Sleep(time.Millisecond); return "", nil },
+		func(time.Time) (string, error) {
+			time.Sleep(time.Millisecond)
+			if n++; n%2 == 0 {
+				return "decrypt", errors.New("bad tag")
+			}
+			return "", nil
+		},
+	}
+	stats, err := ClosedLoop(context.Background(), ops, 20*time.Millisecond, 50*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stats.Hist.Count() == 0 || stats.Failures.ByKind["decrypt"] == 0 || stats.Failures.First != "bad tag" ||
+		len(stats.Failures.ByKind) != 1 || stats.Elapsed < 50*time.Millisecond {
+		t.Errorf("stats: %d successes, failures %v (first %q), elapsed %v", stats.Hist.Count(), stats.Failures.ByKind, stats.Failures.First, stats.Elapsed)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := ClosedLoop(ctx, ops, 0, time.Second); !errors.Is(err, context.Canceled) {
+		t.Errorf("ClosedLoop after cancel = %v, want context.Canceled", err)
+	}
+}

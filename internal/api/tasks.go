@@ -184,7 +184,7 @@ func (s *Server) taskResult(w http.ResponseWriter, r *http.Request) error {
 		if pm.Brand == nil || pm.LastFour == nil || pm.Expiration == nil {
 			return errInvalidField("The payment_method field needs brand, last_four and expiration.")
 		}
-		summary, ok := parseCardSummary(*pm.Brand, *pm.LastFour, *pm.Expiration)
+		summary, ok := card.ParseSummary(*pm.Brand, *pm.LastFour, *pm.Expiration)
 		if !ok {
 			return errInvalidField("The payment_method field must have a brand, four digits in last_four and an expiration of MM/YYYY.")
 		}
@@ -200,27 +200,6 @@ func (s *Server) taskResult(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeJSON(w, http.StatusOK, success)
 	return nil
-}
-
-func parseCardSummary(brand, lastFour, expiration string) (*store.CardSummary, bool) {
-	if brand == "" || len(brand) > 32 || len(lastFour) != 4 || !allDigits(lastFour) || len(expiration) != 7 || expiration[2] != '/' {
-		return nil, false
-	}
-	month, err1 := strconv.Atoi(expiration[:2])
-	year, err2 := strconv.Atoi(expiration[3:])
-	if err1 != nil || err2 != nil || month < 1 || month > 12 || year < 2000 {
-		return nil, false
-	}
-	return &store.CardSummary{Brand: brand, LastFour: lastFour, ExpMonth: month, ExpYear: year}, true
-}
-
-func allDigits(s string) bool {
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return s != ""
 }
 
 func pathTaskID(r *http.Request) (int64, error) {

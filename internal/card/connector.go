@@ -58,3 +58,17 @@ func (s *Service) Claim(ctx context.Context, clientID string, id int64) (*store.
 	card.CVV, _ = s.cvvs.take(clientID, id)
 	return task, card, nil
 }
+
+// ParseSummary reads the card a connector reports for a vaulting: a brand,
+// the last four digits and an expiration of MM/YYYY.
+func ParseSummary(brand, lastFour, expiration string) (*store.CardSummary, bool) {
+	if brand == "" || len(brand) > 32 || len(lastFour) != 4 || !allDigits(lastFour) ||
+		len(expiration) != 7 || expiration[2] != '/' || !allDigits(expiration[:2]) || !allDigits(expiration[3:]) {
+		return nil, false
+	}
+	month, year := atoi(expiration[:2]), atoi(expiration[3:])
+	if month < 1 || month > 12 || year < 2000 {
+		return nil, false
+	}
+	return &store.CardSummary{Brand: brand, LastFour: lastFour, ExpMonth: month, ExpYear: year}, true
+}

@@ -564,3 +564,17 @@ func TestParseISO3166Malformed(t *testing.T) {
 		t.Errorf("parseISO3166 = %+v", table)
 	}
 }
+
+func TestParseSummary(t *testing.T) {
+	t.Parallel()
+	if s, ok := ParseSummary("visa", "4242", "07/2028"); !ok || s.Brand != "visa" || s.LastFour != "4242" || s.ExpMonth != 7 || s.ExpYear != 2028 {
+		t.Fatalf("ParseSummary = %+v, %v", s, ok)
+	}
+	for _, bad := range [][3]string{{"", "4242", "07/2028"}, {"visa", "424", "07/2028"}, {"visa", "42a2", "07/2028"},
+		{"visa", "4242", "7/2028"}, {"visa", "4242", "13/2028"}, {"visa", "4242", "00/2028"}, {"visa", "4242", "07-2028"},
+		{"visa", "4242", "07/20x8"}, {"visa", "4242", "07/1999"}} {
+		if _, ok := ParseSummary(bad[0], bad[1], bad[2]); ok {
+			t.Errorf("ParseSummary%q accepted", bad)
+		}
+	}
+}

@@ -3,9 +3,7 @@ package card_test
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"os"
@@ -20,6 +18,7 @@ import (
 
 	"github.com/hitchdev/hitch/client"
 	"github.com/hitchdev/hitch/internal/card"
+	"github.com/hitchdev/hitch/internal/npmtest"
 	"github.com/hitchdev/hitch/internal/seal"
 	"github.com/hitchdev/hitch/internal/store"
 	"github.com/hitchdev/hitch/internal/store/storetest"
@@ -416,73 +415,23 @@ func TestDecryptNpmJose(t *testing.T) {
 	}
 }
 
-// installNpmJose returns node's path and a directory outside the repository
-// holding testdata/jose with its node_modules. npm ci runs once per content
-// of testdata/jose: the directory is named after a hash of its files and
-// filled in a temporary directory renamed into place, so concurrent test
-// runs never see half an install.
+// installNpmJose returns node's path and a directory outside the
+// repository holding testdata/jose with its pinned jose installed.
 func installNpmJose(t *testing.T) (node, dir string) {
 	t.Helper()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		if os.Getenv("CI") == "true" { // as whsigtest: CI must run it
-			t.Fatalf("node is not on PATH and CI=true: %v", err)
-		}
-		t.Skipf("node is not on PATH: skipping the npm jose interop test (CI=true fails instead)")
-	}
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		t.Fatalf("node is on PATH but npm is not: %v", err)
-	}
-
-	files := []string{"package.json", "package-lock.json", "encrypt.mjs"}
-	contents := map[string][]byte{}
-	sum := sha256.New()
-	for _, name := range files {
+	files := map[string][]byte{}
+	for _, name := range []string{"package.json", "package-lock.json", "encrypt.mjs"} {
 		b, err := os.ReadFile(filepath.Join("testdata", "jose", name))
 		if err != nil {
 			t.Fatal(err)
 		}
-		contents[name] = b
-		sum.Write([]byte(name + "\x00"))
-		sum.Write(b)
-		sum.Write([]byte{0})
+		files[name] = b
 	}
 	var pkg struct {
 		Dependencies map[string]string `json:"dependencies"`
 	}
-	if err := json.Unmarshal(contents["package.json"], &pkg); err != nil || pkg.Dependencies["jose"] == "" {
+	if err := json.Unmarshal(files["package.json"], &pkg); err != nil || pkg.Dependencies["jose"] == "" {
 		t.Fatalf("testdata/jose/package.json must pin jose (%v)", err)
 	}
-	dir = filepath.Join(os.TempDir(),
-		"hitch-jose-"+pkg.Dependencies["jose"]+"-"+hex.EncodeToString(sum.Sum(nil))[:12])
-	installed := filepath.Join(dir, "node_modules", "jose", "package.json")
-	if _, err := os.Stat(installed); err == nil {
-		return node, dir
-	}
-
-	tmp, err := os.MkdirTemp(os.TempDir(), "hitch-jose-install-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(tmp) // gone already once renamed
-	for name, b := range contents {
-		if err := os.WriteFile(filepath.Join(tmp, name), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error")
-	cmd.Dir = tmp
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("npm ci in %s: %v\n%s", tmp, err, out)
-	}
-	if err := os.Rename(tmp, dir); err != nil {
-		// Another test run got there first; its install is as good.
-		if _, statErr := os.Stat(installed); statErr != nil {
-			t.Fatalf("install npm jose: %v", err)
-		}
-	}
-	return node, dir
+	return npmtest.Install(t, "jose-"+pkg.Dependencies["jose"], files)
 }

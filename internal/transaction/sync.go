@@ -2,9 +2,10 @@ package transaction
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"time"
+
+	"github.com/hitchdev/hitch/internal/cursor"
 )
 
 // Sync limits of SPEC.md.
@@ -58,35 +59,17 @@ func (s *Service) Sync(ctx context.Context, k AccountKey, cursor string, limit i
 	return p, nil
 }
 
-// cursor is what a sync cursor holds, versioned so that its form can
-// change without breaking cursors already handed out: they never expire.
-type cursor struct {
-	Version  int    `json:"v"`
-	Account  string `json:"a"`
-	Position int64  `json:"p"`
-}
-
-func encodeCursor(accountID string, position int64) string {
-	b, _ := json.Marshal(cursor{Version: 1, Account: accountID, Position: position})
-	return base64.RawURLEncoding.EncodeToString(b)
-}
+func encodeCursor(accountID string, position int64) string { return cursor.Encode(accountID, position) }
 
 // decodeCursor reads a cursor of the account accountID. A cursor of another
 // account (another user, merchant or developer) is as invalid as a
 // malformed one.
 func decodeCursor(s, accountID string) (int64, error) {
-	if len(s) > 256 {
+	p, ok := cursor.Decode(s, accountID)
+	if !ok {
 		return 0, ErrInvalidCursor
 	}
-	b, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil {
-		return 0, ErrInvalidCursor
-	}
-	var c cursor
-	if err := json.Unmarshal(b, &c); err != nil || c.Version != 1 || c.Account != accountID || c.Position < 0 {
-		return 0, ErrInvalidCursor
-	}
-	return c.Position, nil
+	return p, nil
 }
 
 // syncTransaction is the sync shape: no shipping, loyalty membership,

@@ -184,6 +184,30 @@ type Executor interface {
 	// when the task is not pending or was claimed already.
 	TaskClaim(ctx context.Context, clientID string, id int64, now time.Time) (*Task, error)
 
+	// Detection: the merchant accounts found for a user, and the requests
+	// that look for them.
+
+	DetectionRequestInsert(ctx context.Context, req *DetectionRequest) error
+	DetectionRequestGet(ctx context.Context, clientID, id string) (*DetectionRequest, error)
+	// DetectionRequestFinish marks a pending request done with the number
+	// of accounts it found new; ErrNotFound when it is not pending.
+	DetectionRequestFinish(ctx context.Context, clientID, id string, found int, now time.Time) error
+	// DetectionRequestListPending lists pending requests of every
+	// developer, oldest first, with their users' external ids.
+	DetectionRequestListPending(ctx context.Context, limit int) ([]*DetectionRequest, error)
+	// UserDetectionPositions reserves n detection positions for the user
+	// and returns the last; like AccountTransactionPositions it holds the
+	// user's row until the transaction ends, so positions commit in order.
+	UserDetectionPositions(ctx context.Context, clientID, userID string, n int64) (last int64, err error)
+	// DetectedAccountKeys returns the name keys the user has detections
+	// for.
+	DetectedAccountKeys(ctx context.Context, clientID, userID string) (map[string]bool, error)
+	// DetectedAccountInsert stores a detection unless the user has one with
+	// its name key already; inserted reports which.
+	DetectedAccountInsert(ctx context.Context, account *DetectedAccount) (inserted bool, err error)
+	// DetectedAccountList lists a user's detections in position order.
+	DetectedAccountList(ctx context.Context, params *DetectedAccountListParams) ([]*DetectedAccount, error)
+
 	// MasterKeyCheck stores sealed as the database's master key check value
 	// unless one exists, and returns the stored one.
 	MasterKeyCheck(ctx context.Context, sealed []byte) ([]byte, error)
@@ -601,4 +625,61 @@ type TaskListPendingParams struct {
 	// MerchantID limits the list to one merchant (0 for all).
 	MerchantID int64
 	Limit      int
+}
+
+// Detection request states.
+const (
+	DetectionPending = "pending"
+	DetectionDone    = "done"
+)
+
+// DetectionRequest is one run of detection for a user. Its inputs are
+// sealed under the master key.
+type DetectionRequest struct {
+	ID                   string
+	ClientID             string
+	UserID               string
+	ExternalUserID       string // read back by DetectionRequestListPending only
+	SessionID            *string
+	EmailSealed          []byte
+	PhoneSealed          []byte
+	ProcessorTokenSealed []byte
+	Status               string
+	// Found is how many accounts the request found that were new, once done.
+	Found      *int
+	CreatedAt  time.Time
+	FinishedAt *time.Time
+}
+
+// DetectedAccount is a merchant account found for a user: at a catalog
+// merchant, or at one known only by name (MerchantID nil).
+type DetectedAccount struct {
+	ID         string
+	ClientID   string
+	UserID     string
+	MerchantID *int64
+	Name       string
+	// NameKey is "#<merchant id>" or the name's matching key: one
+	// detection per user and key.
+	NameKey          string
+	LoginMethod      string
+	AccountCreatedAt *time.Time
+	Source           string
+	Position         int64
+	DetectedAt       time.Time
+}
+
+type DetectedAccountListParams struct {
+	ClientID string
+	UserID   string
+	// MerchantID limits the list to one catalog merchant when not zero.
+	MerchantID int64
+	// Unlinked leaves out detections of merchants the user has linked.
+	Unlinked bool
+	// CatalogOnly leaves out merchants not in the catalog.
+	CatalogOnly bool
+	// After is the position the list starts after.
+	After int64
+	// Limit bounds the list; 0 for no bound.
+	Limit int
 }

@@ -41,8 +41,8 @@ func Load() (*Catalog, error) {
 	return parse(catalogJSON)
 }
 
-// parse decodes a catalog document (a JSON array of merchants) and validates
-// every entry, reporting all bad entries at once.
+// parse decodes a catalog document (a JSON array of merchants) and builds
+// the catalog from it.
 func parse(data []byte) (*Catalog, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -53,8 +53,14 @@ func parse(data []byte) (*Catalog, error) {
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, errors.New("merchant: parse catalog: unexpected data after the merchant list")
 	}
+	return build(merchants)
+}
+
+// build validates merchants, reporting all bad entries at once, and indexes
+// them. It keeps merchants' slices, so callers pass ones nobody else holds.
+func build(merchants []Merchant) (*Catalog, error) {
 	if len(merchants) == 0 {
-		return nil, errors.New("merchant: parse catalog: no merchants")
+		return nil, errors.New("merchant: catalog: no merchants")
 	}
 
 	c := &Catalog{byID: make(map[int64]*entry, len(merchants))}
@@ -66,6 +72,10 @@ func parse(data []byte) (*Catalog, error) {
 		text  string
 	}
 	owners := make(map[string]owner)
+	// nameOwners does the same for NameKey, which folds more ("Acme" and
+	// "Acme, Inc." are one key): two merchants sharing one could never be
+	// told apart by name.
+	nameOwners := make(map[string]owner)
 	firstIndex := make(map[int64]int, len(merchants)) // id → entry index
 	var errs []error
 	for i := range merchants {
@@ -122,6 +132,13 @@ func parse(data []byte) (*Catalog, error) {
 			default:
 				owners[key] = owner{index: i, id: m.ID, text: text}
 				e.keys = append(e.keys, key)
+			}
+			if nk := NameKey(text); nk != "" {
+				if o, taken := nameOwners[nk]; taken && o.index != i {
+					bad("%s %q matches %q of id %d by name", what, text, o.text, o.id)
+				} else if !taken {
+					nameOwners[nk] = owner{index: i, id: m.ID, text: text}
+				}
 			}
 		}
 		c.byID[m.ID] = e

@@ -453,6 +453,7 @@ func TestParseRejects(t *testing.T) {
 		{"negative id", `[` + entry("-3", "Acme", "") + `]`, `id must be positive`},
 		{"duplicate name", `[` + valid + `, ` + entry("2", "ACME", "") + `]`, `name "ACME" is the same as "Acme" of id 1`},
 		{"alias collides", `[` + valid + `, ` + entry("2", "Other", `"products": ["vault"], "aliases": ["A.C.M.E."]`) + `]`, `alias "A.C.M.E." is the same as "Acme" of id 1`},
+		{"same name key", `[` + valid + `, ` + entry("2", "Acme, Inc.", "") + `]`, `name "Acme, Inc." matches "Acme" of id 1 by name`},
 		{"alias repeats name", `[` + entry("2", "Acme", `"products": ["vault"], "aliases": ["acme"]`) + `]`, `alias "acme" repeats "Acme"`},
 		{"empty alias", `[` + entry("2", "Acme", `"products": ["vault"], "aliases": ["&"]`) + `]`, `alias "&" has no letters or digits`},
 		{"empty name", `[` + entry("2", "", "") + `]`, `name "" has no letters or digits`},

@@ -19,6 +19,7 @@ import (
 	"github.com/hitchdev/hitch/internal/card"
 	"github.com/hitchdev/hitch/internal/config"
 	"github.com/hitchdev/hitch/internal/connector"
+	"github.com/hitchdev/hitch/internal/detection"
 	"github.com/hitchdev/hitch/internal/developer"
 	"github.com/hitchdev/hitch/internal/event"
 	"github.com/hitchdev/hitch/internal/merchant"
@@ -45,6 +46,7 @@ type app struct {
 	accounts   *account.Service
 	keys       *card.Keys
 	cards      *card.Service
+	detections *detection.Service
 	queue      *queue.Queue
 	webhooks   *webhook.Service
 	txns       *transaction.Service
@@ -139,7 +141,6 @@ func newApp(ctx context.Context, cfg *config.Config, logOut io.Writer) (*app, er
 		box:        box,
 		catalog:    catalog,
 		developers: developer.NewService(st, box, now),
-		sessions:   session.NewService(st, box, catalog, now),
 		keys:       card.NewKeys(st, box, now),
 		connectors: connector.NewService(st, now),
 		metrics:    prometheus.NewRegistry(),
@@ -178,6 +179,10 @@ func newApp(ctx context.Context, cfg *config.Config, logOut io.Writer) (*app, er
 		Subscriptions:     subscriptions,
 	})
 	a.cards.AddWorkers(workers)
+	a.detections = detection.NewService(st, box, a.queue, catalog, events, a.accounts.EventMerchant, now,
+		detection.Config{Development: cfg.Env == config.Development})
+	a.detections.AddWorkers(workers)
+	a.sessions = session.NewService(st, box, catalog, a.detections, now)
 	a.metrics.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if err := a.webhooks.Register(a.metrics); err != nil {
 		st.Close()
@@ -214,6 +219,7 @@ func (a *app) apiServer() *api.Server {
 		Accounts:     a.accounts,
 		Keys:         a.keys,
 		Cards:        a.cards,
+		Detections:   a.detections,
 		Webhooks:     a.webhooks,
 		Transactions: a.txns,
 		Simulator:    a.simulator,

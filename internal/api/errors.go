@@ -9,6 +9,7 @@ import (
 
 	"github.com/hitchdev/hitch/internal/account"
 	"github.com/hitchdev/hitch/internal/card"
+	"github.com/hitchdev/hitch/internal/detection"
 	"github.com/hitchdev/hitch/internal/developer"
 	"github.com/hitchdev/hitch/internal/session"
 	"github.com/hitchdev/hitch/internal/transaction"
@@ -133,6 +134,9 @@ var domainErrors = []struct {
 		Message: "No transaction or subscription has this id."}},
 	{transaction.ErrInvalidCursor, &Error{Status: http.StatusBadRequest, Type: TypeInvalidRequest, Code: CodeInvalidCursorFormat,
 		Message: "The cursor is not one this account's sync returned."}},
+	{detection.ErrInvalidCursor, &Error{Status: http.StatusBadRequest, Type: TypeInvalidRequest, Code: CodeInvalidCursorFormat,
+		Message: "The cursor is not one this user's listing returned."}},
+	{detection.ErrRequestNotFound, errNotFound("No detection request has this request_id.")},
 	{webhook.ErrEventNotFound, errNotFound("No event has this id.")},
 	{webhook.ErrTooManyEndpoints, errInvalidField("An environment can have at most 16 webhook endpoints.")},
 	{session.ErrNotFound, &Error{Status: http.StatusNotFound, Type: TypeSessionError, Code: CodeSessionNotFound,
@@ -156,6 +160,10 @@ func toWire(err error) (*Error, bool) {
 	}
 	if wire, ok := cardError(err); ok {
 		return wire, true
+	}
+	var invalidDetected *detection.InvalidError
+	if errors.As(err, &invalidDetected) {
+		return errInvalidField("The %s field %s.", invalidDetected.Field, invalidDetected.Message), true
 	}
 	var invalidItem *transaction.InvalidError
 	if errors.As(err, &invalidItem) {

@@ -23,6 +23,7 @@ import (
 	"github.com/hitchdev/hitch/internal/api/apitest"
 	"github.com/hitchdev/hitch/internal/card"
 	"github.com/hitchdev/hitch/internal/connector"
+	"github.com/hitchdev/hitch/internal/detection"
 	"github.com/hitchdev/hitch/internal/developer"
 	"github.com/hitchdev/hitch/internal/event"
 	"github.com/hitchdev/hitch/internal/merchant"
@@ -88,6 +89,7 @@ type harness struct {
 	transactions *transaction.Service
 	connectors   *connector.Service
 	cards        *card.Service
+	detections   *detection.Service
 	keys         *card.Keys
 }
 
@@ -104,6 +106,8 @@ type harnessOptions struct {
 	retrySchedule []time.Duration
 	// cardWindow replaces the card switch window (default 15 s).
 	cardWindow time.Duration
+	// catalog replaces the seeded merchant catalog.
+	catalog *merchant.Catalog
 }
 
 // withWorkers runs the job workers in the harness.
@@ -119,9 +123,11 @@ func newHarness(t *testing.T, st store.Store, opts ...func(*harnessOptions)) *ha
 	if err != nil {
 		t.Fatal(err)
 	}
-	catalog, err := merchant.Load()
-	if err != nil {
-		t.Fatal(err)
+	catalog := o.catalog
+	if catalog == nil {
+		if catalog, err = merchant.Load(); err != nil {
+			t.Fatal(err)
+		}
 	}
 	clk := &clock{t: time.Now().UTC().Truncate(time.Microsecond)}
 	logs := &syncBuffer{}
@@ -176,12 +182,16 @@ func newHarness(t *testing.T, st store.Store, opts ...func(*harnessOptions)) *ha
 	h.cards = card.NewService(st, box, h.queue, accounts, catalog, events, clk.Now, card.Config{
 		Development: o.env == "development", CardWindow: o.cardWindow, Subscriptions: subscriptions})
 	h.cards.AddWorkers(workers)
+	h.detections = detection.NewService(st, box, h.queue, catalog, events, accounts.EventMerchant, clk.Now,
+		detection.Config{Development: o.env == "development"})
+	h.detections.AddWorkers(workers)
 	h.keys = card.NewKeys(st, box, clk.Now)
 	h.server = api.New(api.Deps{
 		Env:          o.env,
 		Store:        st,
 		Developers:   h.developers,
-		Sessions:     session.NewService(st, box, catalog, clk.Now),
+		Sessions:     session.NewService(st, box, catalog, h.detections, clk.Now),
+		Detections:   h.detections,
 		Accounts:     accounts,
 		Transactions: h.transactions,
 		Simulator:    simulator,

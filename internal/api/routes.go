@@ -28,6 +28,14 @@ func (s *Server) routes() {
 	m.Handle("GET /transactions/{id}", s.authed(s.getTransaction))
 	m.Handle("GET /subscriptions/{id}", s.authed(s.getSubscription))
 
+	// Detection.
+	m.Handle("POST /detect", s.authed(s.detect))
+	m.Handle("POST /detected-accounts/search", s.authed(s.searchDetected))
+	m.Handle("POST /detected_accounts/identify", s.authed(s.identifyDetected))
+	m.Handle("GET /detected_accounts/get", s.authed(s.getDetected))
+	m.Handle("POST /detected-accounts/list", s.authed(s.listDetected))
+	m.Handle("POST /detected-accounts/sync", s.authed(s.syncDetected)) // deprecated
+
 	// Card data.
 	m.Handle("GET /jwe/key", s.authed(s.jweKey))
 	m.Handle("GET /jwe/keys", s.authed(s.jweKeys))
@@ -47,6 +55,10 @@ func (s *Server) routes() {
 	// and subscriptions with their own credentials, in both environments.
 	m.Handle("POST /internal/ingest/transactions", s.connectorAuthed(s.ingestTransactions))
 	m.Handle("POST /internal/ingest/subscriptions", s.connectorAuthed(s.ingestSubscriptions))
+	// Detection requests waiting for a connector (production), and what
+	// connectors find.
+	m.Handle("GET /internal/detections", s.connectorAuthed(s.listPendingDetections))
+	m.Handle("POST /internal/ingest/detections", s.connectorAuthed(s.ingestDetections))
 	// Tasks for connectors: pending card switches and vaultings, each
 	// claimed (card released) once, and their results.
 	m.Handle("GET /internal/tasks", s.connectorAuthed(s.listPendingTasks))

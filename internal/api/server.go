@@ -20,6 +20,7 @@ import (
 	"github.com/hitchdev/hitch/internal/account"
 	"github.com/hitchdev/hitch/internal/card"
 	"github.com/hitchdev/hitch/internal/connector"
+	"github.com/hitchdev/hitch/internal/detection"
 	"github.com/hitchdev/hitch/internal/developer"
 	"github.com/hitchdev/hitch/internal/merchant"
 	"github.com/hitchdev/hitch/internal/session"
@@ -37,6 +38,8 @@ type Deps struct {
 	Sessions   *session.Service
 	Accounts   *account.Service
 	Keys       *card.Keys
+	// Detections finds and answers for users' merchant accounts.
+	Detections *detection.Service
 	// Cards runs card switch and vault tasks.
 	Cards    *card.Service
 	Webhooks *webhook.Service

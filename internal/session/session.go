@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/hitchdev/hitch/internal/detection"
 	"github.com/hitchdev/hitch/internal/merchant"
 	"github.com/hitchdev/hitch/internal/seal"
 	"github.com/hitchdev/hitch/internal/store"
@@ -56,15 +57,23 @@ var (
 
 // Service creates and extends sessions.
 type Service struct {
-	store   store.Store
-	box     *seal.Box
-	catalog *merchant.Catalog
-	now     func() time.Time
+	store      store.Store
+	box        *seal.Box
+	catalog    *merchant.Catalog
+	detections Detections
+	now        func() time.Time
+}
+
+// Detections starts detection in a session's transaction: a session
+// created with an e-mail, phone number or processor token detects the
+// user's merchant accounts.
+type Detections interface {
+	StartTx(ctx context.Context, ex store.Executor, p detection.StartParams) (string, error)
 }
 
 // NewService returns a Service.
-func NewService(st store.Store, box *seal.Box, catalog *merchant.Catalog, now func() time.Time) *Service {
-	return &Service{store: st, box: box, catalog: catalog, now: now}
+func NewService(st store.Store, box *seal.Box, catalog *merchant.Catalog, detections Detections, now func() time.Time) *Service {
+	return &Service{store: st, box: box, catalog: catalog, detections: detections, now: now}
 }
 
 // CreateParams are a validated session request.
@@ -109,17 +118,15 @@ func (s *Service) Create(ctx context.Context, p CreateParams) (*Issued, error) {
 	value, hash := newValue()
 	now := s.now().UTC()
 	params := &store.SessionInsertParams{
-		ID:          uuid.NewString(),
-		ClientID:    p.ClientID,
-		Type:        p.Type,
-		TokenHash:   hash,
-		CardID:      p.CardID,
-		MerchantID:  p.MerchantID,
-		Email:       p.Email,
-		PhoneNumber: p.PhoneNumber,
-		Metadata:    metadata,
-		CreatedAt:   now,
-		ExpiresAt:   now.Add(Lifetime),
+		ID:         uuid.NewString(),
+		ClientID:   p.ClientID,
+		Type:       p.Type,
+		TokenHash:  hash,
+		CardID:     p.CardID,
+		MerchantID: p.MerchantID,
+		Metadata:   metadata,
+		CreatedAt:  now,
+		ExpiresAt:  now.Add(Lifetime),
 	}
 	if p.ProcessorToken != nil {
 		// An aggregator token is a credential: sealed like a secret.
@@ -132,7 +139,17 @@ func (s *Service) Create(ctx context.Context, p CreateParams) (*Issued, error) {
 			return err
 		}
 		params.UserID = user.ID
-		_, err = ex.SessionInsert(ctx, params)
+		if _, err = ex.SessionInsert(ctx, params); err != nil {
+			return err
+		}
+		// The e-mail and phone number are kept only sealed, in the
+		// detection request.
+		in := detection.Input{Email: deref(p.Email), Phone: deref(p.PhoneNumber), ProcessorToken: deref(p.ProcessorToken)}
+		if in == (detection.Input{}) {
+			return nil
+		}
+		_, err = s.detections.StartTx(ctx, ex, detection.StartParams{ClientID: p.ClientID, UserID: user.ID,
+			SessionID: &params.ID, Input: in})
 		return err
 	})
 	if err != nil {
@@ -166,6 +183,13 @@ func (s *Service) Extend(ctx context.Context, clientID, value string) (*Issued, 
 		return nil, fmt.Errorf("session: extend: %w", err)
 	}
 	return &Issued{Value: value, ID: sess.ID, ExpiresAt: expires}, nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 // newValue returns a session value (256 random bits) and its hash.

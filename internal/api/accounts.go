@@ -49,14 +49,7 @@ func (s *Server) renderAccount(a *account.Account) accountJSON {
 
 func (s *Server) getAccounts(w http.ResponseWriter, r *http.Request) error {
 	query := r.URL.Query()
-	externalUserID, err := queryString(query, "external_user_id")
-	if err != nil {
-		return err
-	}
-	if _, err := validateExternalUserID("external_user_id", &externalUserID); err != nil {
-		return err
-	}
-	merchantID, oneMerchant, err := queryInt(query, "merchant_id")
+	externalUserID, merchantID, oneMerchant, err := userMerchantQuery(query)
 	if err != nil {
 		return err
 	}

@@ -246,3 +246,16 @@ func queryInt(query url.Values, name string) (int64, bool, error) {
 	}
 	return n, true, nil
 }
+
+// userMerchantQuery reads the required external_user_id and the optional
+// merchant_id of a query, and whether merchant_id was given.
+func userMerchantQuery(query url.Values) (externalUserID string, merchantID int64, given bool, err error) {
+	if externalUserID, err = queryString(query, "external_user_id"); err != nil {
+		return "", 0, false, err
+	}
+	if _, err := validateExternalUserID("external_user_id", &externalUserID); err != nil {
+		return "", 0, false, err
+	}
+	merchantID, given, err = queryInt(query, "merchant_id")
+	return externalUserID, merchantID, given, err
+}

@@ -162,15 +162,7 @@ func renderDetected(ds []detection.Detected) []detectedJSON {
 // getDetected serves GET /detected_accounts/get: the user's detected
 // accounts that are not linked.
 func (s *Server) getDetected(w http.ResponseWriter, r *http.Request) error {
-	query := r.URL.Query()
-	externalUserID, err := queryString(query, "external_user_id")
-	if err != nil {
-		return err
-	}
-	if _, err := validateExternalUserID("external_user_id", &externalUserID); err != nil {
-		return err
-	}
-	merchantID, oneMerchant, err := queryInt(query, "merchant_id")
+	externalUserID, merchantID, oneMerchant, err := userMerchantQuery(r.URL.Query())
 	if err != nil {
 		return err
 	}
@@ -191,7 +183,12 @@ type detectedPageRequest struct {
 	Limit          *int64  `json:"limit"`
 }
 
-func (req *detectedPageRequest) validate() (externalUserID, cursor string, limit int, err error) {
+// decodePage reads and checks the body of the detected-account listings.
+func decodePage(r *http.Request) (externalUserID, cursor string, limit int, err error) {
+	var req detectedPageRequest
+	if err := decode(r, &req); err != nil {
+		return "", "", 0, err
+	}
 	if externalUserID, err = validateExternalUserID("external_user_id", req.ExternalUserID); err != nil {
 		return "", "", 0, err
 	}
@@ -217,11 +214,7 @@ type detectedListResponse struct {
 // listDetected serves POST /detected-accounts/list: the user's detected
 // accounts that are not linked, a page at a time.
 func (s *Server) listDetected(w http.ResponseWriter, r *http.Request) error {
-	var req detectedPageRequest
-	if err := decode(r, &req); err != nil {
-		return err
-	}
-	externalUserID, cursor, limit, err := req.validate()
+	externalUserID, cursor, limit, err := decodePage(r)
 	if err != nil {
 		return err
 	}
@@ -262,11 +255,7 @@ func (s *Server) syncDetected(w http.ResponseWriter, r *http.Request) error {
 	h.Set("Deprecation", syncDeprecatedAt)
 	h.Set("Sunset", syncSunset)
 	h.Set("Link", syncSuccessor)
-	var req detectedPageRequest
-	if err := decode(r, &req); err != nil {
-		return err
-	}
-	externalUserID, cursor, limit, err := req.validate()
+	externalUserID, cursor, limit, err := decodePage(r)
 	if err != nil {
 		return err
 	}

@@ -180,7 +180,7 @@ func newApp(ctx context.Context, cfg *config.Config, logOut io.Writer) (*app, er
 	})
 	a.cards.AddWorkers(workers)
 	a.detections = detection.NewService(st, box, a.queue, catalog, events, a.accounts.EventMerchant, now,
-		detection.Config{Development: cfg.Env == config.Development})
+		detection.Config{Environment: cfg.Env})
 	a.detections.AddWorkers(workers)
 	a.sessions = session.NewService(st, box, catalog, a.detections, now)
 	a.metrics.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))

@@ -53,7 +53,7 @@ func (s *Server) detect(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusAccepted, detectResponse{Message: "Detection started.", RequestID: id})
+	writeJSON(w, http.StatusAccepted, detectResponse{Message: "Success", RequestID: id})
 	return nil
 }
 
@@ -378,9 +378,13 @@ func (s *Server) ingestDetections(w http.ResponseWriter, r *http.Request) error 
 			return err
 		}
 	}
-	items, err := decodeItems[ingestDetected]("accounts", req.Accounts)
-	if err != nil {
-		return err
+	// An answer to a request may be empty: the connector found nothing,
+	// and the request is done.
+	var items []ingestDetected
+	if req.RequestID == nil || req.Accounts == nil || len(req.Accounts) > 0 {
+		if items, err = decodeItems[ingestDetected]("accounts", req.Accounts); err != nil {
+			return err
+		}
 	}
 	p.Found = make([]detection.Found, len(items))
 	for i, it := range items {

@@ -183,7 +183,7 @@ func newHarness(t *testing.T, st store.Store, opts ...func(*harnessOptions)) *ha
 		Development: o.env == "development", CardWindow: o.cardWindow, Subscriptions: subscriptions})
 	h.cards.AddWorkers(workers)
 	h.detections = detection.NewService(st, box, h.queue, catalog, events, accounts.EventMerchant, clk.Now,
-		detection.Config{Development: o.env == "development"})
+		detection.Config{Environment: o.env})
 	h.detections.AddWorkers(workers)
 	h.keys = card.NewKeys(st, box, clk.Now)
 	h.server = api.New(api.Deps{

@@ -2,6 +2,7 @@ package detection
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -38,10 +39,12 @@ func (e *InvalidError) Error() string { return e.Field + ": " + e.Message }
 
 // Config tunes the service.
 type Config struct {
-	// Development works detection requests with the simulator; in
-	// production they wait for connectors.
-	Development bool
+	// Environment is the deployment's: in development the simulator works
+	// detection requests; in production they wait for connectors.
+	Environment string
 }
+
+func (c Config) development() bool { return c.Environment == "development" }
 
 // Service starts detections, records what they find and answers queries
 // about a user's detected accounts.
@@ -76,7 +79,9 @@ type StartParams struct {
 	// SessionID is the session whose creation started it, if any: its
 	// event then carries session_id.
 	SessionID *string
-	Input     Input
+	// Metadata is the session's, echoed in the event as data.metadata.
+	Metadata json.RawMessage
+	Input    Input
 }
 
 // StartTx records a detection request in the caller's transaction ex and,
@@ -84,14 +89,14 @@ type StartParams struct {
 // commit with the change that caused them. The inputs are sealed.
 func (s *Service) StartTx(ctx context.Context, ex store.Executor, p StartParams) (string, error) {
 	req := &store.DetectionRequest{ID: uuid.NewString(), ClientID: p.ClientID, UserID: p.UserID, SessionID: p.SessionID,
-		CreatedAt: s.now().UTC()}
+		Metadata: p.Metadata, CreatedAt: s.now().UTC()}
 	req.EmailSealed = s.sealInput(p.Input.Email, "email", req.ID)
 	req.PhoneSealed = s.sealInput(p.Input.Phone, "phone", req.ID)
 	req.ProcessorTokenSealed = s.sealInput(p.Input.ProcessorToken, "processor_token", req.ID)
 	if err := ex.DetectionRequestInsert(ctx, req); err != nil {
 		return "", fmt.Errorf("detection: start: %w", err)
 	}
-	if s.cfg.Development {
+	if s.cfg.development() {
 		if err := s.queue.InsertTx(ctx, ex, []river.InsertManyParams{
 			{Args: DetectArgs{ClientID: p.ClientID, RequestID: req.ID}},
 		}); err != nil {
@@ -165,7 +170,7 @@ type PendingRequest struct {
 
 // Pending lists the requests waiting for a connector, oldest first.
 func (s *Service) Pending(ctx context.Context, limit int) ([]PendingRequest, error) {
-	reqs, err := s.store.DetectionRequestListPending(ctx, limit)
+	reqs, err := s.store.DetectionRequestListPending(ctx, s.cfg.Environment, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -225,6 +230,12 @@ func (s *Service) Record(ctx context.Context, p RecordParams) (*Recorded, error)
 		if err != nil {
 			return err
 		}
+		// Reserving no position takes the user's row first: a concurrent
+		// report waits here, then reads the keys this one commits, so a
+		// near-miss name cannot slip past the fuzzy check twice.
+		if _, err := ex.UserDetectionPositions(ctx, p.ClientID, u.ID, 0); err != nil {
+			return err
+		}
 		known, err := ex.DetectedAccountKeys(ctx, p.ClientID, u.ID)
 		if err != nil {
 			return err
@@ -261,11 +272,7 @@ func (s *Service) Record(ctx context.Context, p RecordParams) (*Recorded, error)
 			}
 		}
 		if len(out.New) > 0 {
-			var sessionID *string
-			if req != nil {
-				sessionID = req.SessionID
-			}
-			if out.Event, err = s.announce(ctx, ex, u, sessionID, out.New, now); err != nil {
+			if out.Event, err = s.announce(ctx, ex, u, req, out.New, now); err != nil {
 				return err
 			}
 		}
@@ -315,11 +322,17 @@ func (s *Service) known(keys map[string]bool, key string) bool {
 	if keys[key] {
 		return true
 	}
-	if isMerchantKey(key) {
-		return false
-	}
 	for k := range keys {
-		if _, near := keyDistance(k, key); near && !isMerchantKey(k) {
+		if isMerchantKey(k) {
+			continue
+		}
+		// A merchant detected by name before the catalog took it in is the
+		// same account as the catalog merchant now.
+		if isMerchantKey(key) {
+			if id, ok := s.matcher.Resolve(k); ok && merchantKey(id) == key {
+				return true
+			}
+		} else if _, near := keyDistance(k, key); near {
 			return true
 		}
 	}
@@ -412,9 +425,20 @@ type unsupportedRef struct {
 	Name string `json:"name"`
 }
 
-// announce records the event of new detections.
-func (s *Service) announce(ctx context.Context, ex store.Executor, u *store.User, sessionID *string,
+// announce records the event of new detections, with the session id and
+// metadata of the request's session, if any.
+func (s *Service) announce(ctx context.Context, ex store.Executor, u *store.User, req *store.DetectionRequest,
 	fresh []*store.DetectedAccount, now time.Time) (*store.Event, error) {
+	var sessionID *string
+	var metadata map[string]string
+	if req != nil {
+		sessionID = req.SessionID
+		if req.Metadata != nil {
+			if err := json.Unmarshal(req.Metadata, &metadata); err != nil {
+				return nil, fmt.Errorf("detection: request metadata: %w", err)
+			}
+		}
+	}
 	detected := []detectedRef{}
 	unsupported := []unsupportedRef{}
 	for _, d := range fresh {
@@ -426,7 +450,7 @@ func (s *Service) announce(ctx context.Context, ex store.Executor, u *store.User
 		detected = append(detected, detectedRef{ID: ref.ID, Name: ref.Name, Logo: ref.Logo})
 	}
 	return s.events.Record(ctx, ex, event.Params{ClientID: u.ClientID, User: u, Type: event.NewDetectedAccountsAvailable,
-		SessionID: sessionID, At: now,
+		SessionID: sessionID, Metadata: metadata, At: now,
 		Data: map[string]any{"detected_accounts": detected, "unsupported_accounts": unsupported}})
 }
 
@@ -465,7 +489,10 @@ func (s *Service) Search(ctx context.Context, clientID, externalUserID string, n
 		var hit *store.DetectedAccount
 		if id, ok := s.matcher.Resolve(name); ok {
 			hit = byMerchant[id]
-		} else if key := merchant.NameKey(name); key != "" {
+		}
+		// A name-only detection answers too: for a merchant not in the
+		// catalog, or one detected by name before the catalog took it in.
+		if key := merchant.NameKey(name); hit == nil && key != "" {
 			hit = closest(unsupported, key)
 		}
 		if hit != nil {

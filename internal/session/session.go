@@ -149,7 +149,7 @@ func (s *Service) Create(ctx context.Context, p CreateParams) (*Issued, error) {
 			return nil
 		}
 		_, err = s.detections.StartTx(ctx, ex, detection.StartParams{ClientID: p.ClientID, UserID: user.ID,
-			SessionID: &params.ID, Input: in})
+			SessionID: &params.ID, Metadata: metadata, Input: in})
 		return err
 	})
 	if err != nil {

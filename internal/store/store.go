@@ -190,11 +190,14 @@ type Executor interface {
 	DetectionRequestInsert(ctx context.Context, req *DetectionRequest) error
 	DetectionRequestGet(ctx context.Context, clientID, id string) (*DetectionRequest, error)
 	// DetectionRequestFinish marks a pending request done with the number
-	// of accounts it found new; ErrNotFound when it is not pending.
+	// of accounts it found new, and erases its sealed e-mail and phone
+	// number (a processor token stays, for connectors that come back to
+	// aggregator data); ErrNotFound when it is not pending.
 	DetectionRequestFinish(ctx context.Context, clientID, id string, found int, now time.Time) error
 	// DetectionRequestListPending lists pending requests of every
-	// developer, oldest first, with their users' external ids.
-	DetectionRequestListPending(ctx context.Context, limit int) ([]*DetectionRequest, error)
+	// developer of the environment, oldest first, with their users'
+	// external ids.
+	DetectionRequestListPending(ctx context.Context, environment string, limit int) ([]*DetectionRequest, error)
 	// UserDetectionPositions reserves n detection positions for the user
 	// and returns the last; like AccountTransactionPositions it holds the
 	// user's row until the transaction ends, so positions commit in order.
@@ -285,8 +288,6 @@ type Session struct {
 	TokenHash            []byte
 	CardID               *string
 	MerchantID           *int64
-	Email                *string
-	PhoneNumber          *string
 	ProcessorTokenSealed []byte
 	Metadata             json.RawMessage
 	CreatedAt            time.Time
@@ -301,8 +302,6 @@ type SessionInsertParams struct {
 	TokenHash            []byte
 	CardID               *string
 	MerchantID           *int64
-	Email                *string
-	PhoneNumber          *string
 	ProcessorTokenSealed []byte
 	Metadata             json.RawMessage // nil for none
 	CreatedAt            time.Time
@@ -644,7 +643,9 @@ type DetectionRequest struct {
 	EmailSealed          []byte
 	PhoneSealed          []byte
 	ProcessorTokenSealed []byte
-	Status               string
+	// Metadata is the starting session's, echoed in the event.
+	Metadata json.RawMessage
+	Status   string
 	// Found is how many accounts the request found that were new, once done.
 	Found      *int
 	CreatedAt  time.Time

@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"time"
@@ -12,22 +13,27 @@ import (
 // Detection
 
 const detectionRequestColumns = `r.id, r.client_id, r.user_id, u.external_user_id, r.session_id, r.email_sealed,
-	r.phone_sealed, r.processor_token_sealed, r.status, r.found, r.created_at, r.finished_at`
+	r.phone_sealed, r.processor_token_sealed, r.metadata, r.status, r.found, r.created_at, r.finished_at`
 
 func scanDetectionRequest(row Row) (*store.DetectionRequest, error) {
 	var r store.DetectionRequest
+	var metadata []byte
 	if err := row.Scan(&r.ID, &r.ClientID, &r.UserID, &r.ExternalUserID, &r.SessionID, &r.EmailSealed, &r.PhoneSealed,
-		&r.ProcessorTokenSealed, &r.Status, &r.Found, timeDest{&r.CreatedAt}, nullTimeDest{&r.FinishedAt}); err != nil {
+		&r.ProcessorTokenSealed, &metadata, &r.Status, &r.Found, timeDest{&r.CreatedAt}, nullTimeDest{&r.FinishedAt}); err != nil {
 		return nil, err
+	}
+	if metadata != nil {
+		r.Metadata = json.RawMessage(metadata)
 	}
 	return &r, nil
 }
 
 func (e *executor) DetectionRequestInsert(ctx context.Context, r *store.DetectionRequest) error {
 	_, err := e.conn.Exec(ctx, `INSERT INTO detection_requests (id, client_id, user_id, session_id, email_sealed,
-			phone_sealed, processor_token_sealed, status, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', $8)`,
-		r.ID, r.ClientID, r.UserID, r.SessionID, r.EmailSealed, r.PhoneSealed, r.ProcessorTokenSealed, e.ts(r.CreatedAt))
+			phone_sealed, processor_token_sealed, metadata, status, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'pending', $9)`,
+		r.ID, r.ClientID, r.UserID, r.SessionID, r.EmailSealed, r.PhoneSealed, r.ProcessorTokenSealed, jsonArg(r.Metadata),
+		e.ts(r.CreatedAt))
 	return e.wrap("detection request: insert", err)
 }
 
@@ -42,7 +48,8 @@ func (e *executor) DetectionRequestGet(ctx context.Context, clientID, id string)
 }
 
 func (e *executor) DetectionRequestFinish(ctx context.Context, clientID, id string, found int, now time.Time) error {
-	n, err := e.conn.Exec(ctx, `UPDATE detection_requests SET status = 'done', found = $3, finished_at = $4
+	n, err := e.conn.Exec(ctx, `UPDATE detection_requests SET status = 'done', found = $3, finished_at = $4,
+			email_sealed = NULL, phone_sealed = NULL
 		WHERE client_id = $1 AND id = $2 AND status = 'pending'`, clientID, id, found, e.ts(now))
 	if err != nil {
 		return e.wrap("detection request: finish", err)
@@ -53,10 +60,10 @@ func (e *executor) DetectionRequestFinish(ctx context.Context, clientID, id stri
 	return nil
 }
 
-func (e *executor) DetectionRequestListPending(ctx context.Context, limit int) ([]*store.DetectionRequest, error) {
+func (e *executor) DetectionRequestListPending(ctx context.Context, environment string, limit int) ([]*store.DetectionRequest, error) {
 	rows, err := e.conn.Query(ctx, `SELECT `+detectionRequestColumns+`
-		FROM detection_requests r JOIN users u ON u.id = r.user_id
-		WHERE r.status = 'pending' ORDER BY r.created_at, r.id LIMIT $1`, limit)
+		FROM detection_requests r JOIN users u ON u.id = r.user_id JOIN clients c ON c.id = r.client_id
+		WHERE r.status = 'pending' AND c.environment = $1 ORDER BY r.created_at, r.id LIMIT $2`, environment, limit)
 	if err != nil {
 		return nil, e.wrap("detection request: list pending", err)
 	}

@@ -158,13 +158,13 @@ func (e *executor) UserNextEventSequence(ctx context.Context, clientID, userID s
 // Sessions
 
 const sessionColumns = `s.id, s.client_id, s.user_id, u.external_user_id, s.type, s.token_hash, s.card_id, s.merchant_id,
-	s.email, s.phone_number, s.processor_token_sealed, s.metadata, s.created_at, s.expires_at`
+	s.processor_token_sealed, s.metadata, s.created_at, s.expires_at`
 
 func scanSession(row Row) (*store.Session, error) {
 	var s store.Session
 	var metadata []byte
 	if err := row.Scan(&s.ID, &s.ClientID, &s.UserID, &s.ExternalUserID, &s.Type, &s.TokenHash, &s.CardID, &s.MerchantID,
-		&s.Email, &s.PhoneNumber, &s.ProcessorTokenSealed, &metadata, timeDest{&s.CreatedAt}, timeDest{&s.ExpiresAt}); err != nil {
+		&s.ProcessorTokenSealed, &metadata, timeDest{&s.CreatedAt}, timeDest{&s.ExpiresAt}); err != nil {
 		return nil, err
 	}
 	if metadata != nil {
@@ -174,11 +174,13 @@ func scanSession(row Row) (*store.Session, error) {
 }
 
 func (e *executor) SessionInsert(ctx context.Context, p *store.SessionInsertParams) (*store.Session, error) {
+	// The email and phone_number columns stay NULL: detection keeps them,
+	// sealed (migration 0007).
 	_, err := e.conn.Exec(ctx, `INSERT INTO sessions (id, client_id, user_id, type, token_hash, card_id, merchant_id,
-		email, phone_number, processor_token_sealed, metadata, created_at, expires_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+		processor_token_sealed, metadata, created_at, expires_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
 		p.ID, p.ClientID, p.UserID, p.Type, p.TokenHash, p.CardID, p.MerchantID,
-		p.Email, p.PhoneNumber, p.ProcessorTokenSealed, jsonArg(p.Metadata), e.ts(p.CreatedAt), e.ts(p.ExpiresAt))
+		p.ProcessorTokenSealed, jsonArg(p.Metadata), e.ts(p.CreatedAt), e.ts(p.ExpiresAt))
 	if err != nil {
 		return nil, e.wrap("session: insert", err)
 	}

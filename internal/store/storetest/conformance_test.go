@@ -157,16 +157,16 @@ func TestSessions(t *testing.T) {
 		newClient(t, st, "a")
 		newClient(t, st, "b")
 		u := newUser(t, st, "a", "user-1")
-		card, merchant, email := "card-1", int64(44), "a@example.com"
+		card, merchant := "card-1", int64(44)
 		s, err := st.SessionInsert(ctx, &store.SessionInsertParams{
 			ID: uuid.NewString(), ClientID: "a", UserID: u.ID, Type: "card_switcher", TokenHash: []byte("hash-1"),
-			CardID: &card, MerchantID: &merchant, Email: &email, ProcessorTokenSealed: []byte{1, 2, 3},
+			CardID: &card, MerchantID: &merchant, ProcessorTokenSealed: []byte{1, 2, 3},
 			Metadata: json.RawMessage(`{"k":"v"}`), CreatedAt: t0, ExpiresAt: t0.Add(30 * time.Minute),
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s.ExternalUserID != "user-1" || *s.CardID != card || *s.MerchantID != merchant || s.PhoneNumber != nil {
+		if s.ExternalUserID != "user-1" || *s.CardID != card || *s.MerchantID != merchant {
 			t.Fatalf("inserted session = %+v", s)
 		}
 		var md map[string]string

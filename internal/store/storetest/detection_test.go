@@ -2,6 +2,7 @@ package storetest_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"testing"
 	"time"
@@ -21,7 +22,7 @@ func TestDetectionRequests(t *testing.T) {
 		u := newUser(t, st, "a", "user-1")
 		sessionID := uuid.NewString()
 		req := &store.DetectionRequest{ID: uuid.NewString(), ClientID: "a", UserID: u.ID, SessionID: &sessionID,
-			EmailSealed: []byte{1, 2}, ProcessorTokenSealed: []byte{3}, CreatedAt: t0}
+			EmailSealed: []byte{1, 2}, ProcessorTokenSealed: []byte{3}, Metadata: json.RawMessage(`{"k":"v"}`), CreatedAt: t0}
 		if err := st.DetectionRequestInsert(ctx, req); err != nil {
 			t.Fatal(err)
 		}
@@ -32,13 +33,25 @@ func TestDetectionRequests(t *testing.T) {
 		}
 		got, err := st.DetectionRequestGet(ctx, "a", req.ID)
 		if err != nil || got.Status != store.DetectionPending || got.ExternalUserID != "user-1" || *got.SessionID != sessionID ||
-			string(got.EmailSealed) != "\x01\x02" || got.PhoneSealed != nil || got.Found != nil || !got.CreatedAt.Equal(t0) {
+			string(got.EmailSealed) != "\x01\x02" || got.PhoneSealed != nil || got.Found != nil || !got.CreatedAt.Equal(t0) ||
+			string(got.Metadata) != `{"k":"v"}` || later.Metadata != nil {
 			t.Fatalf("get = %+v, %v", got, err)
 		}
 		if _, err := st.DetectionRequestGet(ctx, "b", req.ID); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("another tenant read the request: %v", err)
 		}
-		pending, err := st.DetectionRequestListPending(ctx, 10)
+		if _, err := st.ClientInsert(ctx, &store.ClientInsertParams{ID: "p", Name: "Prod", Environment: "production", CreatedAt: t0}); err != nil {
+			t.Fatal(err)
+		}
+		prodUser := newUser(t, st, "p", "user-1")
+		if err := st.DetectionRequestInsert(ctx, &store.DetectionRequest{ID: uuid.NewString(), ClientID: "p",
+			UserID: prodUser.ID, EmailSealed: []byte{9}, CreatedAt: t0}); err != nil {
+			t.Fatal(err)
+		}
+		if prod, err := st.DetectionRequestListPending(ctx, "production", 10); err != nil || len(prod) != 1 || prod[0].ClientID != "p" {
+			t.Fatalf("production pending = %+v, %v", prod, err)
+		}
+		pending, err := st.DetectionRequestListPending(ctx, "development", 10)
 		if err != nil || len(pending) != 2 || pending[0].ID != req.ID || pending[1].ID != later.ID {
 			t.Fatalf("pending = %+v, %v", pending, err)
 		}
@@ -52,10 +65,11 @@ func TestDetectionRequests(t *testing.T) {
 			t.Fatalf("finished twice: %v", err)
 		}
 		got, err = st.DetectionRequestGet(ctx, "a", req.ID)
-		if err != nil || got.Status != store.DetectionDone || *got.Found != 3 || !got.FinishedAt.Equal(t0.Add(time.Minute)) {
+		if err != nil || got.Status != store.DetectionDone || *got.Found != 3 || !got.FinishedAt.Equal(t0.Add(time.Minute)) ||
+			got.EmailSealed != nil || string(got.ProcessorTokenSealed) != "\x03" {
 			t.Fatalf("finished = %+v, %v", got, err)
 		}
-		if pending, err := st.DetectionRequestListPending(ctx, 10); err != nil || len(pending) != 1 || pending[0].ID != later.ID {
+		if pending, err := st.DetectionRequestListPending(ctx, "development", 10); err != nil || len(pending) != 1 || pending[0].ID != later.ID {
 			t.Fatalf("pending after finishing = %+v, %v", pending, err)
 		}
 	})

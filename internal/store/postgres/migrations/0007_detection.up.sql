@@ -13,6 +13,7 @@ CREATE TABLE detection_requests (
     email_sealed           bytea,
     phone_sealed           bytea,
     processor_token_sealed bytea,
+    metadata               json,
     status                 text NOT NULL CHECK (status IN ('pending', 'done')),
     found                  integer,
     created_at             timestamptz NOT NULL,
@@ -42,3 +43,7 @@ CREATE TABLE detected_accounts (
 CREATE INDEX detected_accounts_position ON detected_accounts (user_id, position);
 
 ALTER TABLE users ADD COLUMN detection_position bigint NOT NULL DEFAULT 0;
+
+-- Sessions kept the e-mail and phone number given for detection in the
+-- clear; the detection request now keeps them, sealed. Erase the old copies.
+UPDATE sessions SET email = NULL, phone_number = NULL WHERE email IS NOT NULL OR phone_number IS NOT NULL;

@@ -13,6 +13,7 @@ CREATE TABLE detection_requests (
     email_sealed           BLOB,
     phone_sealed           BLOB,
     processor_token_sealed BLOB,
+    metadata               TEXT,
     status                 TEXT NOT NULL CHECK (status IN ('pending', 'done')),
     found                  INTEGER,
     created_at             INTEGER NOT NULL,
@@ -42,3 +43,7 @@ CREATE TABLE detected_accounts (
 CREATE INDEX detected_accounts_position ON detected_accounts (user_id, position);
 
 ALTER TABLE users ADD COLUMN detection_position INTEGER NOT NULL DEFAULT 0;
+
+-- Sessions kept the e-mail and phone number given for detection in the
+-- clear; the detection request now keeps them, sealed. Erase the old copies.
+UPDATE sessions SET email = NULL, phone_number = NULL WHERE email IS NOT NULL OR phone_number IS NOT NULL;

@@ -22,6 +22,7 @@ import (
 	"github.com/hitchdev/hitch/internal/detection"
 	"github.com/hitchdev/hitch/internal/developer"
 	"github.com/hitchdev/hitch/internal/event"
+	"github.com/hitchdev/hitch/internal/link"
 	"github.com/hitchdev/hitch/internal/merchant"
 	"github.com/hitchdev/hitch/internal/queue"
 	"github.com/hitchdev/hitch/internal/seal"
@@ -31,6 +32,7 @@ import (
 	"github.com/hitchdev/hitch/internal/store/postgres"
 	"github.com/hitchdev/hitch/internal/store/sqlite"
 	"github.com/hitchdev/hitch/internal/transaction"
+	"github.com/hitchdev/hitch/internal/web"
 	"github.com/hitchdev/hitch/internal/webhook"
 )
 
@@ -52,6 +54,8 @@ type app struct {
 	txns       *transaction.Service
 	simulator  *simulate.Connector
 	connectors *connector.Service
+	links      *link.Service
+	pages      *web.Handler
 	metrics    *prometheus.Registry
 	now        func() time.Time
 	// workersStopped makes stopWorkers run once (it is deferred and also
@@ -183,6 +187,23 @@ func newApp(ctx context.Context, cfg *config.Config, logOut io.Writer) (*app, er
 		detection.Config{Environment: cfg.Env})
 	a.detections.AddWorkers(workers)
 	a.sessions = session.NewService(st, box, catalog, a.detections, now)
+	// Logins in the hosted flow: the test logins in development; in
+	// production a connector's, and until there is one, none (docs/link.md).
+	var authenticator link.Authenticator = link.Unavailable{}
+	if cfg.Env == config.Development {
+		authenticator = link.TestLogins{}
+	}
+	a.links = link.NewService(link.Config{Environment: cfg.Env, Sessions: a.sessions, Developers: a.developers,
+		Accounts: a.accounts, Cards: a.cards, Simulator: a.simulator, Catalog: catalog, Box: box,
+		Authenticator: authenticator, Now: now})
+	pages := web.Config{Environment: cfg.Env, Catalog: catalog, Logger: a.log}
+	if cfg.Env == config.Development {
+		pages.Demo = &web.Demo{Sessions: a.sessions, Developers: a.developers, ClientID: cfg.DevClientID}
+	}
+	if a.pages, err = web.New(pages); err != nil {
+		st.Close()
+		return nil, err
+	}
 	a.metrics.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if err := a.webhooks.Register(a.metrics); err != nil {
 		st.Close()
@@ -224,6 +245,8 @@ func (a *app) apiServer() *api.Server {
 		Transactions: a.txns,
 		Simulator:    a.simulator,
 		Connectors:   a.connectors,
+		Links:        a.links,
+		Pages:        a.pages,
 		Metrics:      a.metrics,
 		Catalog:      a.catalog,
 		Logger:       a.log,

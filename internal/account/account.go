@@ -224,7 +224,10 @@ type LinkParams struct {
 	Product   string
 	CardID    *string
 	SessionID *string
-	Metadata  map[string]string
+	// EntryPoint is where in the developer's app the SDK was opened
+	// (AUTHENTICATED's data.entrypoint); nil outside the hosted flow.
+	EntryPoint *string
+	Metadata   map[string]string
 	// Task, when set, opens the task the login starts (a card switch or a
 	// vaulting) in the link's transaction; its id goes in AUTHENTICATED.
 	Task func(ctx context.Context, ex store.Executor, u *store.User, a *store.Account, at time.Time) (int64, error)
@@ -276,7 +279,7 @@ func (s *Service) Link(ctx context.Context, p LinkParams) (*Account, *store.Even
 		}
 		data := map[string]any{
 			"send_card":  p.Product == "card_switcher",
-			"entrypoint": nil,
+			"entrypoint": p.EntryPoint,
 		}
 		if p.CardID != nil {
 			data["card_id"] = *p.CardID

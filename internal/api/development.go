@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/hitchdev/hitch/internal/account"
+	"github.com/hitchdev/hitch/internal/link"
 	"github.com/hitchdev/hitch/internal/transaction"
 )
 
@@ -26,7 +26,9 @@ type devLinkRequest struct {
 }
 
 // devLinkAccount simulates a successful login that links an account, for
-// the card switcher (card_switcher: true) or for transactions.
+// the card switcher (card_switcher: true), for transactions or for the
+// vault. It links through link.Service.Link, as a login in the hosted flow
+// does.
 func (s *Server) devLinkAccount(w http.ResponseWriter, r *http.Request) error {
 	var req devLinkRequest
 	if err := decode(r, &req); err != nil {
@@ -82,29 +84,21 @@ func (s *Server) devLinkAccount(w http.ResponseWriter, r *http.Request) error {
 	if err := validateMetadata(req.Metadata); err != nil {
 		return err
 	}
-	clientID := clientFrom(r.Context()).ID
-	link := account.LinkParams{
-		ClientID:       clientID,
+	p := link.Params{
+		ClientID:       clientFrom(r.Context()).ID,
 		ExternalUserID: externalUserID,
 		MerchantID:     merchantID,
 		Product:        product,
 		CardID:         req.CardID,
 		Metadata:       req.Metadata,
+		VaultFails:     vaultFails,
 	}
-	if product == "transaction_link" {
-		_, _, err = s.Accounts.Link(r.Context(), link)
-	} else {
-		_, _, err = s.Cards.Authenticate(r.Context(), link, vaultFails)
+	if req.Transactions != nil {
+		p.Transactions = &link.Transactions{New: *req.Transactions.New,
+			Updated: req.Transactions.Updated != nil && *req.Transactions.Updated}
 	}
-	if err != nil {
+	if _, err := s.Links.Link(r.Context(), p); err != nil {
 		return err
-	}
-	if req.Transactions != nil && *req.Transactions.New {
-		updated := req.Transactions.Updated != nil && *req.Transactions.Updated
-		key := transaction.AccountKey{ClientID: clientID, ExternalUserID: externalUserID, MerchantID: merchantID}
-		if err := s.Simulator.Run(r.Context(), key, updated, req.Metadata); err != nil {
-			return err
-		}
 	}
 	writeJSON(w, http.StatusOK, success)
 	return nil

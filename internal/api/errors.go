@@ -11,6 +11,7 @@ import (
 	"github.com/hitchdev/hitch/internal/card"
 	"github.com/hitchdev/hitch/internal/detection"
 	"github.com/hitchdev/hitch/internal/developer"
+	"github.com/hitchdev/hitch/internal/link"
 	"github.com/hitchdev/hitch/internal/session"
 	"github.com/hitchdev/hitch/internal/transaction"
 	"github.com/hitchdev/hitch/internal/webhook"
@@ -36,6 +37,8 @@ const (
 	CodeAccountNotFound       = "MERCHANT_ACCOUNT_NOT_FOUND"
 	CodeAccountDisconnected   = "MERCHANT_ACCOUNT_DISCONNECTED"
 	CodeSessionNotFound       = "SESSION_NOT_FOUND"
+	CodeSessionExpired        = "SESSION_EXPIRED"
+	CodeClientIDNotFound      = "CLIENT_ID_NOT_FOUND"
 	CodeExtendNotSupported    = "EXTEND_NOT_SUPPORTED"
 	CodeMerchantUnavailable   = "MERCHANT_UNAVAILABLE"
 	CodeNoAccess              = "NO_ACCESS"
@@ -143,6 +146,9 @@ var domainErrors = []struct {
 		Message: "The session was not found."}},
 	{session.ErrExpired, &Error{Status: http.StatusBadRequest, Type: TypeSessionError, Code: CodeExtendNotSupported,
 		Message: "The session has expired and cannot be extended. Create a new session."}},
+	{link.ErrClientNotFound, &Error{Status: http.StatusNotFound, Type: TypeInvalidInput, Code: CodeClientIDNotFound,
+		Message: "No developer of this environment has this client_id."}},
+	{link.ErrChallenge, errInvalidField("The challenge has expired or is not this session's. Log in again.")},
 	{session.ErrMaxLifetime, &Error{Status: http.StatusBadRequest, Type: TypeSessionError, Code: CodeExtendNotSupported,
 		Message: "The session has reached its maximum lifetime of 24 hours. Create a new session."}},
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/hitchdev/hitch/internal/detection"
 	"github.com/hitchdev/hitch/internal/developer"
 	"github.com/hitchdev/hitch/internal/event"
+	"github.com/hitchdev/hitch/internal/link"
 	"github.com/hitchdev/hitch/internal/merchant"
 	"github.com/hitchdev/hitch/internal/queue"
 	"github.com/hitchdev/hitch/internal/seal"
@@ -34,6 +35,7 @@ import (
 	"github.com/hitchdev/hitch/internal/store"
 	"github.com/hitchdev/hitch/internal/store/storetest"
 	"github.com/hitchdev/hitch/internal/transaction"
+	"github.com/hitchdev/hitch/internal/web"
 	"github.com/hitchdev/hitch/internal/webhook"
 )
 
@@ -186,11 +188,29 @@ func newHarness(t *testing.T, st store.Store, opts ...func(*harnessOptions)) *ha
 		detection.Config{Environment: o.env})
 	h.detections.AddWorkers(workers)
 	h.keys = card.NewKeys(st, box, clk.Now)
+	sessions := session.NewService(st, box, catalog, h.detections, clk.Now)
+	var authenticator link.Authenticator = link.Unavailable{}
+	if o.env == "development" {
+		authenticator = link.TestLogins{}
+	}
+	links := link.NewService(link.Config{Environment: o.env, Sessions: sessions, Developers: h.developers,
+		Accounts: accounts, Cards: h.cards, Simulator: simulator, Catalog: catalog, Box: box,
+		Authenticator: authenticator, Now: clk.Now})
+	pagesConfig := web.Config{Environment: o.env, Catalog: catalog, Logger: logger}
+	if o.env == "development" {
+		pagesConfig.Demo = &web.Demo{Sessions: sessions, Developers: h.developers}
+	}
+	pages, err := web.New(pagesConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
 	h.server = api.New(api.Deps{
 		Env:          o.env,
 		Store:        st,
 		Developers:   h.developers,
-		Sessions:     session.NewService(st, box, catalog, h.detections, clk.Now),
+		Sessions:     sessions,
+		Links:        links,
+		Pages:        pages,
 		Detections:   h.detections,
 		Accounts:     accounts,
 		Transactions: h.transactions,

@@ -65,6 +65,15 @@ func (s *Server) routes() {
 	m.Handle("POST /internal/tasks/{id}/claim", s.connectorAuthed(s.claimTask))
 	m.Handle("POST /internal/tasks/{id}/result", s.connectorAuthed(s.taskResult))
 
+	// The hosted link flow's calls, with the session value in the body
+	// instead of credentials, and the web SDK's analytics.
+	m.Handle("POST /link/api/session", s.flow(s.linkSession))
+	m.Handle("POST /link/api/merchants", s.flow(s.linkMerchants))
+	m.Handle("POST /link/api/login", s.flow(s.linkLogin))
+	m.Handle("POST /link/api/answer", s.flow(s.linkAnswer))
+	m.Handle("POST /events", s.public(s.sdkEvent))
+	m.Handle("OPTIONS /events", s.public(s.sdkEventPreflight))
+
 	// Development simulations: not routed at all in production, so every
 	// /development/* path answers 404 there.
 	if s.Env == "development" {
@@ -73,6 +82,15 @@ func (s *Server) routes() {
 		m.Handle("POST /transactions/refresh", s.authed(s.devRefreshTransactions))
 		m.Handle("POST /development/webhooks/test", s.authed(s.devTestWebhook))
 		m.Handle("POST /development/webhooks/sign", s.authed(s.devSignWebhook))
+	}
+
+	// Web pages (internal/web): the hosted flow, the SDK script and the
+	// demo. On the same mux, outside the route table: they are pages, not
+	// API operations.
+	if s.Pages != nil {
+		for _, pattern := range s.Pages.Routes() {
+			s.mux.Handle(pattern, s.Pages)
+		}
 	}
 }
 

@@ -22,6 +22,7 @@ import (
 	"github.com/hitchdev/hitch/internal/connector"
 	"github.com/hitchdev/hitch/internal/detection"
 	"github.com/hitchdev/hitch/internal/developer"
+	"github.com/hitchdev/hitch/internal/link"
 	"github.com/hitchdev/hitch/internal/merchant"
 	"github.com/hitchdev/hitch/internal/session"
 	"github.com/hitchdev/hitch/internal/simulate"
@@ -49,6 +50,11 @@ type Deps struct {
 	Simulator *simulate.Connector
 	// Connectors authenticates the internal ingestion API.
 	Connectors *connector.Service
+	// Links links accounts after logins, and runs the hosted flow's logins.
+	Links *link.Service
+	// Pages, when set, serves the web pages (the hosted link flow, the web
+	// SDK, the demo) beside the API: see routes.
+	Pages Pages
 	// Metrics is served at /metrics.
 	Metrics *prometheus.Registry
 	Catalog *merchant.Catalog
@@ -70,7 +76,21 @@ type Server struct {
 	// authFailures throttles failed authentications per client IP, so that
 	// bad credentials cannot make every request a database read.
 	authFailures *limiter
-	handler      http.Handler
+	// flowLimiter and eventsLimiter limit the unauthenticated calls of the
+	// hosted flow and of the SDK's analytics per client IP.
+	flowLimiter   *limiter
+	eventsLimiter *limiter
+	sdkEvents     *prometheus.CounterVec
+	handler       http.Handler
+}
+
+// Pages is a handler of web pages with its own route table. Its patterns
+// are served by the API's mux (behind the same request ids, access log and
+// recovery) but are not API operations: they stay out of Routes, which
+// openapi.yaml is held against.
+type Pages interface {
+	http.Handler
+	Routes() []string
 }
 
 // New builds the server and its routes.
@@ -80,6 +100,14 @@ func New(d Deps) *Server {
 		s.limiter = newLimiter(d.RateLimit, d.RateBurst, d.Now)
 	}
 	s.authFailures = newLimiter(authFailureRate, authFailureBurst, d.Now)
+	s.flowLimiter = newLimiter(flowRate, flowBurst, d.Now)
+	s.eventsLimiter = newLimiter(eventsRate, eventsBurst, d.Now)
+	s.sdkEvents = newSDKEventsCounter()
+	if d.Metrics != nil {
+		if err := d.Metrics.Register(s.sdkEvents); err != nil {
+			d.Logger.Warn("the SDK event counter is not registered", "error", err)
+		}
+	}
 	s.routes()
 	s.handler = s.withRequestID(s.withAccessLog(s.withVersion(s.withRecover(s.dispatch()))))
 	return s

@@ -185,6 +185,27 @@ func (s *Service) Extend(ctx context.Context, clientID, value string) (*Issued, 
 	return &Issued{Value: value, ID: sess.ID, ExpiresAt: expires}, nil
 }
 
+// Lookup returns the live session a developer issued with this value: the
+// hosted flow's way in. ErrNotFound covers values of another form, of another
+// developer, or never issued; ErrExpired a session past its expiry.
+func (s *Service) Lookup(ctx context.Context, clientID, value string) (*store.Session, error) {
+	hash, ok := HashValue(value)
+	if !ok {
+		return nil, ErrNotFound
+	}
+	sess, err := s.store.SessionGetByTokenHash(ctx, clientID, hash)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("session: lookup: %w", err)
+	}
+	if !s.now().UTC().Before(sess.ExpiresAt) {
+		return nil, ErrExpired
+	}
+	return sess, nil
+}
+
 func deref(s *string) string {
 	if s == nil {
 		return ""

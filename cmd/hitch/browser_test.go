@@ -1,0 +1,276 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hitchdev/hitch/internal/config"
+	"github.com/hitchdev/hitch/internal/npmtest"
+	"github.com/hitchdev/hitch/internal/store"
+)
+
+// chromiumPath is Debian's Chromium, which CI installs (.ci/run).
+const chromiumPath = "/usr/bin/chromium"
+
+// TestBrowserLinkFlow runs a real Hitch (development, workers on) and drives
+// headless Chromium through it as a newcomer would: the demo page opens the
+// web SDK, the user searches a merchant and logs in with user_good /
+// pass_good, and the page's onSuccess fires; then the one-time code path
+// (0000 refused, 1234 accepted); then an expired session, which shows an
+// error and calls onError with Session_Expired; and a session about to
+// expire, for which the flow asks for an extension. Each page is photographed
+// at desktop and phone width into HITCH_TEST_ARTIFACTS (or a kept temporary
+// folder named in the log). The test then checks what the logins did: the
+// linked accounts, and AUTHENTICATED webhooks carrying the session ids.
+func TestBrowserLinkFlow(t *testing.T) {
+	if _, err := os.Stat(chromiumPath); err != nil {
+		msg := "browser test: " + chromiumPath + " is missing (apt-get install chromium)"
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg + "; required when CI=true")
+		}
+		t.Skip(msg)
+	}
+	node, scripts := browserScripts(t)
+	t.Parallel()
+
+	artifacts := os.Getenv("HITCH_TEST_ARTIFACTS")
+	if artifacts == "" {
+		var err error
+		if artifacts, err = os.MkdirTemp("", "hitch-browser-"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	artifacts = filepath.Join(artifacts, "browser-"+time.Now().UTC().Format("20060102T150405"))
+	if err := os.MkdirAll(artifacts, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshots: %s", artifacts)
+
+	const clientID = "browser_client_01"
+	env := []string{
+		"HITCH_DATA_DIR=" + t.TempDir(),
+		"HITCH_LOG_FORMAT=json",
+		"HITCH_DEV_CLIENT_ID=" + clientID,
+		"HITCH_DEV_SECRET=" + deliveryDevSecret,
+		"HITCH_WEBHOOK_RETRY_SCHEDULE=0s,200ms,500ms",
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	logs := &lockedBuffer{}
+	done := make(chan int, 1)
+	go func() { done <- run(ctx, []string{"--addr", "127.0.0.1:0"}, env, logs, logs) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			t.Error("serve did not stop")
+		}
+	})
+	base := "http://" + waitFor(t, logs, regexp.MustCompile(`"msg":"hitch listening".*?"addr":"([^"]+)"`))
+	api := newHitchAPI(clientID)
+
+	hooks := &hookRecorder{}
+	receiver := httptest.NewServer(hooks)
+	t.Cleanup(receiver.Close)
+	api.createEndpoint(t, base, receiver.URL)
+
+	expired := sessionExpiringIn(t, env, api, base, clientID, -time.Minute)
+	expiring := sessionExpiringIn(t, env, api, base, clientID, 90*time.Second)
+
+	cmd := exec.Command(node, "flow.mjs")
+	cmd.Dir = scripts
+	cmd.Env = append(os.Environ(), "HITCH_URL="+base, "OUT_DIR="+artifacts, "RUN_ID="+fmt.Sprint(time.Now().UnixNano()),
+		"CLIENT_ID="+clientID, "EXPIRED_SESSION="+expired, "EXPIRING_SESSION="+expiring, "CHROMIUM="+chromiumPath)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	timer := time.AfterFunc(4*time.Minute, func() { _ = cmd.Process.Kill() })
+	err := cmd.Run()
+	timer.Stop()
+	if err != nil {
+		t.Fatalf("browser script: %v\nstdout:\n%s\nstderr:\n%s\nhitch logs:\n%s", err, &stdout, &stderr, lastLines(logs.String(), 30))
+	}
+
+	type result struct {
+		Viewport       string   `json:"viewport"`
+		Scenario       string   `json:"scenario"`
+		ExternalUserID string   `json:"externalUserId"`
+		SessionID      string   `json:"sessionId"`
+		Callbacks      []string `json:"callbacks"`
+		Errors         []struct {
+			Code string `json:"code"`
+		} `json:"errors"`
+	}
+	var results []result
+	sc := bufio.NewScanner(&stdout)
+	for sc.Scan() {
+		var r result
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatalf("browser script printed %q: %v", sc.Text(), err)
+		}
+		results = append(results, r)
+	}
+	if len(results) != 7 {
+		t.Fatalf("%d scenario results, want 7 (3 scenarios at 2 widths, and the refresh): %s", len(results), stdout.String())
+	}
+	for _, r := range results {
+		switch r.Scenario {
+		case "success", "otp":
+			merchantID := map[string]int64{"success": 4, "otp": 1}[r.Scenario] // Netflix, Amazon
+			q := url.Values{"external_user_id": {r.ExternalUserID}, "merchant_id": {fmt.Sprint(merchantID)}}
+			if status, err := api.call(base, "GET", "/accounts/get?"+q.Encode(), nil, nil); err != nil || status != http.StatusOK {
+				t.Errorf("%s/%s: GET /accounts/get: %d %v", r.Viewport, r.Scenario, status, err)
+			}
+			if r.SessionID == "" {
+				t.Errorf("%s/%s: the demo shows no session id", r.Viewport, r.Scenario)
+				continue
+			}
+			ev := hooks.wait(t, "AUTHENTICATED", r.ExternalUserID)
+			if ev == nil {
+				continue
+			}
+			if ev.SessionID != r.SessionID || ev.Merchant.ID != merchantID || ev.Data.EntryPoint != "demo" || ev.Data.Metadata["source"] != "demo" {
+				t.Errorf("%s/%s: AUTHENTICATED %+v, want session_id %s, merchant %d, entrypoint demo, metadata.source demo",
+					r.Viewport, r.Scenario, ev, r.SessionID, merchantID)
+			}
+			if r.Scenario == "success" {
+				want := []string{"open", "onEvent MERCHANT_CLICKED", "onEvent LOGIN_STARTED", "onEvent AUTHENTICATED", "onSuccess"}
+				if len(r.Callbacks) != len(want) {
+					t.Errorf("%s: callbacks %q, want %q", r.Viewport, r.Callbacks, want)
+					continue
+				}
+				for i, w := range want {
+					if !strings.HasPrefix(r.Callbacks[i], w) {
+						t.Errorf("%s: callback %d is %q, want %s…", r.Viewport, i, r.Callbacks[i], w)
+					}
+				}
+			}
+		case "expired":
+			if len(r.Errors) != 1 || r.Errors[0].Code != "Session_Expired" {
+				t.Errorf("%s: onError got %+v, want one Session_Expired", r.Viewport, r.Errors)
+			}
+		}
+	}
+	// Neither a session value nor a test password is ever logged.
+	for _, canary := range []string{"sess_", "pass_good", "pass_otp", expired, expiring} {
+		if strings.Contains(logs.String(), canary) {
+			t.Errorf("the logs contain %q", canary)
+		}
+	}
+	shots, _ := filepath.Glob(filepath.Join(artifacts, "*.png"))
+	if len(shots) != 14 {
+		t.Errorf("%d screenshots in %s, want 14", len(shots), artifacts)
+	}
+}
+
+// browserScripts installs playwright-core (pinned in testdata/browser) and
+// returns node and the folder holding the script.
+func browserScripts(t *testing.T) (node, dir string) {
+	t.Helper()
+	files := map[string][]byte{}
+	for _, name := range []string{"package.json", "package-lock.json", "flow.mjs"} {
+		b, err := os.ReadFile(filepath.Join("testdata", "browser", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[name] = b
+	}
+	var pkg struct {
+		Dependencies map[string]string `json:"dependencies"`
+	}
+	if err := json.Unmarshal(files["package.json"], &pkg); err != nil || pkg.Dependencies["playwright-core"] == "" {
+		t.Fatalf("testdata/browser/package.json must pin playwright-core (%v)", err)
+	}
+	return npmtest.Install(t, "playwright-core-"+pkg.Dependencies["playwright-core"], files)
+}
+
+// sessionExpiringIn creates a session and moves its expiry to d from now
+// through the store (into the past, as 30 minutes of waiting would).
+func sessionExpiringIn(t *testing.T, env []string, api *hitchAPI, base, clientID string, d time.Duration) string {
+	t.Helper()
+	var s struct {
+		Session   string `json:"session"`
+		SessionID string `json:"session_id"`
+	}
+	if status, err := api.call(base, "POST", "/session/create", map[string]string{"type": "link", "external_user_id": "browser-expired"}, &s); err != nil || status != http.StatusOK {
+		t.Fatalf("create session: %d %v", status, err)
+	}
+	cfg, err := config.NewFlagSet("test", lookupIn(env)).Parse(nil, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	st, err := openStore(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := st.SessionUpdateExpiry(ctx, &store.SessionUpdateExpiryParams{ClientID: clientID, ID: s.SessionID,
+		ExpiresAt: time.Now().UTC().Add(d)}); err != nil {
+		t.Fatal(err)
+	}
+	return s.Session
+}
+
+// hookRecorder keeps the webhook bodies it receives.
+type hookRecorder struct {
+	mu     sync.Mutex
+	events []hookEvent
+}
+
+type hookEvent struct {
+	Event          string `json:"event"`
+	SessionID      string `json:"session_id"`
+	ExternalUserID string `json:"external_user_id"`
+	Merchant       struct {
+		ID int64 `json:"id"`
+	} `json:"merchant"`
+	Data struct {
+		EntryPoint string            `json:"entrypoint"`
+		Metadata   map[string]string `json:"metadata"`
+	} `json:"data"`
+}
+
+func (h *hookRecorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	var ev hookEvent
+	if json.Unmarshal(body, &ev) == nil {
+		h.mu.Lock()
+		h.events = append(h.events, ev)
+		h.mu.Unlock()
+	}
+	w.WriteHeader(http.StatusOK)
+}
+
+// wait returns the first event of type typ for the user, waiting for it.
+func (h *hookRecorder) wait(t *testing.T, typ, externalUserID string) *hookEvent {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) {
+		h.mu.Lock()
+		for _, ev := range h.events {
+			if ev.Event == typ && ev.ExternalUserID == externalUserID {
+				h.mu.Unlock()
+				return &ev
+			}
+		}
+		h.mu.Unlock()
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Errorf("no %s webhook for %s", typ, externalUserID)
+	return nil
+}

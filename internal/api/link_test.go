@@ -1,0 +1,607 @@
+package api_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hitchdev/hitch/client"
+)
+
+// The hosted flow's calls carry no credentials: the session value is the
+// bearer.
+var noAuth = http.Header{"Authorization": {""}}
+
+// linkStep is the answer of POST /link/api/login and /answer.
+type linkStep struct {
+	Status   string `json:"status"`
+	Merchant struct {
+		ID   int64  `json:"id"`
+		Name string `json:"name"`
+	} `json:"merchant"`
+	Product      string `json:"product"`
+	Message      string `json:"message"`
+	Reason       string `json:"reason"`
+	Retry        bool   `json:"retry"`
+	Wrong        bool   `json:"wrong"`
+	Question     string `json:"question"`
+	Challenge    string `json:"challenge"`
+	AttemptsLeft int    `json:"attempts_left"`
+	TaskID       *int64 `json:"task_id"`
+}
+
+// flowSession creates a session for the harness developer.
+func (h *harness) flowSession(req *client.CreateSessionRequest) *client.Session {
+	h.t.Helper()
+	s, err := h.api.CreateSession(context.Background(), req)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return s
+}
+
+// flowCall posts a call of the hosted flow for session s and returns the
+// raw answer.
+func (h *harness) flowCall(path, session string, body map[string]any) *response {
+	h.t.Helper()
+	if body == nil {
+		body = map[string]any{}
+	}
+	body["session"] = session
+	if _, ok := body["client_id"]; !ok {
+		body["client_id"] = h.clientID
+	}
+	return h.do("POST", path, body, noAuth)
+}
+
+// login logs in at a merchant and decodes the step.
+func (h *harness) login(session string, merchantID int64, username, password string) linkStep {
+	h.t.Helper()
+	return h.step(h.flowCall("/link/api/login", session, map[string]any{"merchant_id": merchantID,
+		"username": username, "password": password, "entry_point": "onboarding"}))
+}
+
+func (h *harness) answer(session, challenge, answer string) linkStep {
+	h.t.Helper()
+	return h.step(h.flowCall("/link/api/answer", session, map[string]any{"challenge": challenge, "answer": answer}))
+}
+
+func (h *harness) step(resp *response) linkStep {
+	h.t.Helper()
+	if resp.status != http.StatusOK {
+		h.t.Fatalf("login step: %d %s", resp.status, resp.body)
+	}
+	var s linkStep
+	if err := json.Unmarshal(resp.body, &s); err != nil {
+		h.t.Fatal(err)
+	}
+	return s
+}
+
+// eventEnvelope is a webhook envelope as recorded.
+type eventEnvelope struct {
+	Event          string  `json:"event"`
+	SessionID      *string `json:"session_id"`
+	TaskID         *int64  `json:"task_id"`
+	ExternalUserID string  `json:"external_user_id"`
+	Merchant       struct {
+		ID int64 `json:"id"`
+	} `json:"merchant"`
+	Data struct {
+		CardID     *string           `json:"card_id"`
+		SendCard   bool              `json:"send_card"`
+		EntryPoint *string           `json:"entrypoint"`
+		Metadata   map[string]string `json:"metadata"`
+	} `json:"data"`
+}
+
+// eventsOf returns the user's events, oldest first.
+func (h *harness) eventsOf(user string) []eventEnvelope {
+	h.t.Helper()
+	var out []eventEnvelope
+	evs := h.events(h.clientID)
+	for i := len(evs) - 1; i >= 0; i-- {
+		var env eventEnvelope
+		if err := json.Unmarshal(evs[i].Payload, &env); err != nil {
+			h.t.Fatal(err)
+		}
+		if env.ExternalUserID == user {
+			out = append(out, env)
+		}
+	}
+	return out
+}
+
+func eventTypes(evs []eventEnvelope) string {
+	types := make([]string, len(evs))
+	for i, e := range evs {
+		types[i] = e.Event
+	}
+	return strings.Join(types, ",")
+}
+
+// A successful login in the hosted flow links the account as
+// POST /development/accounts/link does, for every product, with
+// AUTHENTICATED carrying the session id, the metadata and the entry point.
+func TestLinkFlowSuccessLinks(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, h *harness) {
+		tests := []struct {
+			product, username, password string
+			cardID                      *string
+			merchant                    int64
+			wantEvents                  string
+			wantTask                    bool
+		}{
+			{"card_switcher", "user_good", "pass_good", ptr("card-7"), 4, "AUTHENTICATED", true},
+			{"transaction_link", "user_good", "pass_good", nil, 1, "AUTHENTICATED", false},
+			{"transaction_link", "user_good_transactions", "pass_good", nil, 1, "AUTHENTICATED,NEW_TRANSACTIONS_AVAILABLE", false},
+			{"transaction_link", "user_good_transactions", "pass_good_updates", nil, 1,
+				"AUTHENTICATED,NEW_TRANSACTIONS_AVAILABLE,UPDATED_TRANSACTIONS_AVAILABLE", false},
+			{"vault", "user_good_vault", "pass_good", nil, 1, "AUTHENTICATED", true},
+			{"link", "user_good", "pass_good", nil, 6, "AUTHENTICATED", false},
+		}
+		for i, tc := range tests {
+			user := fmt.Sprintf("flow-user-%d", i)
+			s := h.flowSession(&client.CreateSessionRequest{Type: tc.product, ExternalUserID: user, CardID: tc.cardID,
+				Metadata: map[string]string{"plan": "gold"}})
+
+			resp := h.flowCall("/link/api/session", s.Session, nil)
+			var open struct {
+				SessionID   string  `json:"session_id"`
+				Product     string  `json:"product"`
+				MerchantIDs []int64 `json:"merchant_ids"`
+				ExpiresIn   int64   `json:"expires_in"`
+			}
+			if resp.status != 200 || json.Unmarshal(resp.body, &open) != nil {
+				t.Fatalf("%s: open: %d %s", tc.product, resp.status, resp.body)
+			}
+			if open.SessionID != s.SessionID || open.Product != tc.product || open.ExpiresIn != 1800 || len(open.MerchantIDs) == 0 {
+				t.Fatalf("%s: open = %+v", tc.product, open)
+			}
+
+			step := h.login(s.Session, tc.merchant, tc.username, tc.password)
+			if step.Status != "success" || step.Merchant.ID != tc.merchant || (step.TaskID != nil) != tc.wantTask {
+				t.Fatalf("%s %s/%s: %+v", tc.product, tc.username, tc.password, step)
+			}
+			evs := h.eventsOf(user)
+			if got := eventTypes(evs); got != tc.wantEvents {
+				t.Fatalf("%s %s/%s: events %s, want %s", tc.product, tc.username, tc.password, got, tc.wantEvents)
+			}
+			auth := evs[0]
+			if auth.SessionID == nil || *auth.SessionID != s.SessionID || auth.Data.Metadata["plan"] != "gold" ||
+				auth.Data.EntryPoint == nil || *auth.Data.EntryPoint != "onboarding" || auth.Merchant.ID != tc.merchant {
+				t.Fatalf("%s: AUTHENTICATED %+v", tc.product, auth)
+			}
+			if tc.wantTask && (auth.TaskID == nil || *auth.TaskID != *step.TaskID) {
+				t.Fatalf("%s: AUTHENTICATED task %v, login task %v", tc.product, auth.TaskID, step.TaskID)
+			}
+			if tc.product == "card_switcher" && (auth.Data.CardID == nil || *auth.Data.CardID != "card-7" || !auth.Data.SendCard) {
+				t.Fatalf("card switcher AUTHENTICATED data %+v", auth.Data)
+			}
+			if _, err := h.api.GetAccount(context.Background(), user, tc.merchant, ""); err != nil {
+				t.Fatalf("%s: the account is not linked: %v", tc.product, err)
+			}
+		}
+	})
+}
+
+// The same link through POST /development/accounts/link and through the
+// flow raise the same events with the same data, but for the session id
+// and the entry point the flow adds.
+func TestLinkFlowMatchesDevelopmentLink(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, h *harness) {
+		ctx := context.Background()
+		md := map[string]string{"k": "v"}
+		if err := h.api.DevLinkAccount(ctx, &client.DevLinkRequest{ExternalUserID: "dev-linked", MerchantID: 1,
+			Transactions: &client.DevTransactions{New: true, Updated: true}, Metadata: md}); err != nil {
+			t.Fatal(err)
+		}
+		s := h.flowSession(&client.CreateSessionRequest{Type: "transaction_link", ExternalUserID: "flow-linked", Metadata: md})
+		if step := h.login(s.Session, 1, "user_good_transactions", "pass_good_updates"); step.Status != "success" {
+			t.Fatalf("login: %+v", step)
+		}
+		dev, flow := h.eventsOf("dev-linked"), h.eventsOf("flow-linked")
+		if eventTypes(dev) != eventTypes(flow) {
+			t.Fatalf("development link raised %s, the flow %s", eventTypes(dev), eventTypes(flow))
+		}
+		if dev[0].SessionID != nil || flow[0].SessionID == nil || dev[0].Data.Metadata["k"] != "v" || flow[0].Data.Metadata["k"] != "v" {
+			t.Fatalf("AUTHENTICATED: development %+v, flow %+v", dev[0], flow[0])
+		}
+		count := func(user string) int {
+			resp := h.do("POST", "/transactions/sync", map[string]any{"external_user_id": user, "merchant_id": 1, "limit": 100}, nil)
+			var page struct {
+				Transactions []json.RawMessage `json:"transactions"`
+			}
+			if resp.status != 200 || json.Unmarshal(resp.body, &page) != nil {
+				t.Fatalf("sync %s: %d %s", user, resp.status, resp.body)
+			}
+			return len(page.Transactions)
+		}
+		if d, f := count("dev-linked"), count("flow-linked"); d != f || f == 0 {
+			t.Fatalf("transactions: development %d, flow %d", d, f)
+		}
+	})
+}
+
+// pass_otp asks for a code: 0000 is wrong (twice allowed), 1234 right; a
+// third wrong code ends the login. pass_questions asks a question.
+func TestLinkFlowChallenges(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, h *harness) {
+		s := h.flowSession(&client.CreateSessionRequest{Type: "card_switcher", ExternalUserID: "otp-user", CardID: ptr("card-1")})
+		step := h.login(s.Session, 4, "user_good", "pass_otp")
+		if step.Status != "otp_required" || step.Challenge == "" || step.AttemptsLeft != 3 || len(h.eventsOf("otp-user")) != 0 {
+			t.Fatalf("pass_otp: %+v", step)
+		}
+		first := step.Challenge
+		wrong := h.answer(s.Session, first, "0000")
+		if wrong.Status != "otp_required" || !wrong.Wrong || wrong.AttemptsLeft != 2 || wrong.Challenge == "" ||
+			!strings.Contains(wrong.Message, "not right") {
+			t.Fatalf("0000: %+v", wrong)
+		}
+		if len(h.eventsOf("otp-user")) != 0 {
+			t.Fatal("a wrong code linked the account")
+		}
+		right := h.answer(s.Session, wrong.Challenge, "1234")
+		if right.Status != "success" || right.TaskID == nil {
+			t.Fatalf("1234: %+v", right)
+		}
+		if got := eventTypes(h.eventsOf("otp-user")); got != "AUTHENTICATED" {
+			t.Fatalf("events %s", got)
+		}
+
+		// Three wrong codes fail the login.
+		s2 := h.flowSession(&client.CreateSessionRequest{Type: "transaction_link", ExternalUserID: "otp-user-2"})
+		c := h.login(s2.Session, 1, "user_good", "pass_otp").Challenge
+		for i := range 3 {
+			st := h.answer(s2.Session, c, "0000")
+			if i < 2 && (st.Status != "otp_required" || !st.Wrong) {
+				t.Fatalf("wrong code %d: %+v", i+1, st)
+			}
+			if i == 2 && (st.Status != "failed" || st.Reason != "too many attempts" || st.Retry) {
+				t.Fatalf("third wrong code: %+v", st)
+			}
+			c = st.Challenge
+		}
+		// A challenge belongs to its session: another session's is refused.
+		other := h.login(s2.Session, 1, "user_good", "pass_otp").Challenge
+		resp := h.flowCall("/link/api/answer", s.Session, map[string]any{"challenge": other, "answer": "1234"})
+		if resp.status != 400 || resp.errorBody(t).Code != "INVALID_FIELD" {
+			t.Fatalf("another session's challenge: %d %s", resp.status, resp.body)
+		}
+		// It expires too.
+		h.clock.Advance(11 * time.Minute)
+		resp = h.flowCall("/link/api/answer", s2.Session, map[string]any{"challenge": other, "answer": "1234"})
+		if resp.status != 400 || resp.errorBody(t).Code != "INVALID_FIELD" {
+			t.Fatalf("expired challenge: %d %s", resp.status, resp.body)
+		}
+
+		// The security question.
+		s3 := h.flowSession(&client.CreateSessionRequest{Type: "transaction_link", ExternalUserID: "question-user"})
+		q := h.login(s3.Session, 1, "user_good", "pass_questions")
+		if q.Status != "questions_required" || q.Question == "" || q.Challenge == "" {
+			t.Fatalf("pass_questions: %+v", q)
+		}
+		if st := h.answer(s3.Session, q.Challenge, "no idea"); st.Status != "questions_required" || !st.Wrong || st.Question != q.Question {
+			t.Fatalf("wrong answer: %+v", st)
+		}
+		if st := h.answer(s3.Session, q.Challenge, "answer_good"); st.Status != "success" {
+			t.Fatalf("answer_good: %+v", st)
+		}
+	})
+}
+
+// Passwords named after a failure fail that way; unknown logins fail as
+// wrong credentials; nothing is linked.
+func TestLinkFlowFailures(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, h *harness) {
+		s := h.flowSession(&client.CreateSessionRequest{Type: "transaction_link", ExternalUserID: "failing-user"})
+		tests := []struct {
+			username, password, reason string
+			retry                      bool
+		}{
+			{"user_good", "credentials", "credentials", true},
+			{"user_good", "account", "account", false},
+			{"someone", "too many attempts", "too many attempts", false},
+			{"someone", "pass_good", "credentials", true},
+			{"user_good", "wrong", "credentials", true},
+		}
+		for _, tc := range tests {
+			st := h.login(s.Session, 1, tc.username, tc.password)
+			if st.Status != "failed" || st.Reason != tc.reason || st.Retry != tc.retry || st.Message == "" {
+				t.Errorf("%s/%s: %+v", tc.username, tc.password, st)
+			}
+		}
+		if evs := h.eventsOf("failing-user"); len(evs) != 0 {
+			t.Fatalf("failed logins raised %s", eventTypes(evs))
+		}
+		_, err := h.api.GetAccount(context.Background(), "failing-user", 1, "")
+		expectError(t, err, 404, "MERCHANT_ACCOUNT_ERROR", "MERCHANT_ACCOUNT_NOT_FOUND")
+	})
+}
+
+// Unknown, expired and foreign sessions, unknown client ids and bad
+// requests get the errors the flow maps to the SDK's error codes.
+func TestLinkFlowSessionErrors(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, h *harness) {
+		s := h.flowSession(&client.CreateSessionRequest{Type: "card_switcher", ExternalUserID: "err-user", CardID: ptr("c")})
+		check := func(name string, resp *response, status int, code string) {
+			t.Helper()
+			if resp.status != status || resp.errorBody(t).Code != code {
+				t.Errorf("%s: %d %s, want %d %s", name, resp.status, resp.body, status, code)
+			}
+		}
+		unknown := "sess_" + strings.Repeat("A", 43)
+		check("unknown session", h.flowCall("/link/api/session", unknown, nil), 404, "SESSION_NOT_FOUND")
+		check("malformed session", h.flowCall("/link/api/session", "nope", nil), 404, "SESSION_NOT_FOUND")
+		check("unknown client", h.flowCall("/link/api/session", s.Session, map[string]any{"client_id": "no-such-client"}), 404, "CLIENT_ID_NOT_FOUND")
+		other := h.newDeveloper("development")
+		check("another developer's client", h.flowCall("/link/api/session", s.Session, map[string]any{"client_id": other.ClientID}), 404, "SESSION_NOT_FOUND")
+		prod := h.newDeveloper("production")
+		check("a production client", h.flowCall("/link/api/session", s.Session, map[string]any{"client_id": prod.ClientID}), 404, "CLIENT_ID_NOT_FOUND")
+		check("no session", h.do("POST", "/link/api/session", map[string]any{"client_id": h.clientID}, noAuth), 400, "INVALID_FIELD")
+		check("unknown field", h.flowCall("/link/api/session", s.Session, map[string]any{"extra": 1}), 400, "INVALID_FIELD")
+		check("not JSON", h.do("POST", "/link/api/session", "session="+s.Session, http.Header{"Authorization": {""}, "Content-Type": {"application/x-www-form-urlencoded"}}), 415, "UNSUPPORTED_MEDIA_TYPE")
+		check("unknown merchant", h.flowCall("/link/api/login", s.Session, map[string]any{"merchant_id": 999999, "username": "user_good", "password": "pass_good"}), 400, "INVALID_FIELD")
+		check("no password", h.flowCall("/link/api/login", s.Session, map[string]any{"merchant_id": 4, "username": "user_good"}), 400, "INVALID_FIELD")
+
+		// Extended sessions live on; expired ones end the flow.
+		h.clock.Advance(25 * time.Minute)
+		if _, err := h.api.ExtendSession(context.Background(), s.Session); err != nil {
+			t.Fatal(err)
+		}
+		h.clock.Advance(25 * time.Minute)
+		if resp := h.flowCall("/link/api/session", s.Session, nil); resp.status != 200 {
+			t.Fatalf("extended session: %d %s", resp.status, resp.body)
+		}
+		h.clock.Advance(6 * time.Minute)
+		check("expired session", h.flowCall("/link/api/session", s.Session, nil), 400, "SESSION_EXPIRED")
+		check("login with an expired session", h.flowCall("/link/api/login", s.Session, map[string]any{"merchant_id": 4, "username": "user_good", "password": "pass_good"}), 400, "SESSION_EXPIRED")
+		if evs := h.eventsOf("err-user"); len(evs) != 0 {
+			t.Fatalf("events %s", eventTypes(evs))
+		}
+	})
+}
+
+// Search uses the catalog's rules, within the session's product.
+func TestLinkFlowMerchants(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, h *harness) {
+		s := h.flowSession(&client.CreateSessionRequest{Type: "card_switcher", ExternalUserID: "search-user", CardID: ptr("c")})
+		var got struct {
+			MerchantIDs []int64 `json:"merchant_ids"`
+		}
+		resp := h.flowCall("/link/api/merchants", s.Session, map[string]any{"search": "netfl"})
+		if resp.status != 200 || json.Unmarshal(resp.body, &got) != nil || len(got.MerchantIDs) != 1 || got.MerchantIDs[0] != 4 {
+			t.Fatalf("search netfl: %d %s", resp.status, resp.body)
+		}
+		resp = h.flowCall("/link/api/merchants", s.Session, map[string]any{"search": "amzn mktp"})
+		if resp.status != 200 || json.Unmarshal(resp.body, &got) != nil || len(got.MerchantIDs) != 1 || got.MerchantIDs[0] != 1 {
+			t.Fatalf("search by alias: %d %s", resp.status, resp.body)
+		}
+		all, err := h.api.ListMerchants(context.Background(), &client.ListMerchantsRequest{Type: "card_switcher"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp = h.flowCall("/link/api/merchants", s.Session, nil)
+		if resp.status != 200 || json.Unmarshal(resp.body, &got) != nil || len(got.MerchantIDs) != len(all) {
+			t.Fatalf("no search: %d merchants, /merchant/list %d", len(got.MerchantIDs), len(all))
+		}
+	})
+}
+
+// In production nothing fakes a login: every login answers "unavailable",
+// links nothing and raises nothing. The demo does not exist there.
+func TestLinkFlowProductionRefusesToFakeLogins(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, h *harness) {
+		s := h.flowSession(&client.CreateSessionRequest{Type: "transaction_link", ExternalUserID: "prod-user"})
+		if resp := h.flowCall("/link/api/session", s.Session, nil); resp.status != 200 {
+			t.Fatalf("open: %d %s", resp.status, resp.body)
+		}
+		for _, pw := range []string{"pass_good", "pass_otp", "anything"} {
+			st := h.login(s.Session, 1, "user_good", pw)
+			if st.Status != "unavailable" || !strings.Contains(st.Message, "connector") {
+				t.Fatalf("production login %s: %+v", pw, st)
+			}
+		}
+		if evs := h.eventsOf("prod-user"); len(evs) != 0 {
+			t.Fatalf("production login raised %s", eventTypes(evs))
+		}
+		_, err := h.api.GetAccount(context.Background(), "prod-user", 1, "")
+		expectError(t, err, 404, "MERCHANT_ACCOUNT_ERROR", "MERCHANT_ACCOUNT_NOT_FOUND")
+
+		if resp := h.page("GET", "/demo", "", nil); resp.status != 404 {
+			t.Fatalf("GET /demo in production: %d", resp.status)
+		}
+		if resp := h.page("POST", "/demo/session", `{}`, http.Header{"Content-Type": {"application/json"}}); resp.status != 404 {
+			t.Fatalf("POST /demo/session in production: %d", resp.status)
+		}
+		resp := h.page("GET", "/link", "", nil)
+		if resp.status != 200 || strings.Contains(string(resp.body), "Test logins") || !strings.Contains(string(resp.body), `data-environment="production"`) {
+			t.Fatalf("GET /link in production: %d", resp.status)
+		}
+	}, production)
+}
+
+// page requests a web page (not an API operation: the contract does not
+// describe it) without credentials.
+func (h *harness) page(method, path, body string, header http.Header) *response {
+	h.t.Helper()
+	var reader io.Reader
+	if body != "" {
+		reader = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, h.url+path, reader)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	for k, vs := range header {
+		req.Header[k] = vs
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return &response{status: resp.StatusCode, header: resp.Header, body: data}
+}
+
+// The pages carry their security headers; the demo creates sessions that
+// the flow opens, for its own page only.
+func TestLinkPages(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, h *harness) {
+		link := h.page("GET", "/link", "", nil)
+		csp := link.header.Get("Content-Security-Policy")
+		if link.status != 200 || !strings.Contains(csp, "script-src 'self'") || !strings.Contains(csp, "frame-ancestors *") ||
+			strings.Contains(csp, "unsafe-inline") || link.header.Get("X-Content-Type-Options") != "nosniff" ||
+			link.header.Get("Cache-Control") != "no-store" || link.header.Get("Referrer-Policy") != "no-referrer" {
+			t.Fatalf("GET /link: %d %v", link.status, link.header)
+		}
+		body := string(link.body)
+		if strings.Contains(body, "<script>") {
+			t.Fatal("the flow has inline script")
+		}
+		if !strings.Contains(body, `data-name="Netflix"`) || !strings.Contains(body, "Test logins") {
+			t.Fatal("the flow does not list the catalog and the test logins")
+		}
+
+		demo := h.page("GET", "/demo", "", nil)
+		if demo.status != 200 || !strings.Contains(demo.header.Get("Content-Security-Policy"), "frame-ancestors 'none'") ||
+			demo.header.Get("X-Frame-Options") != "DENY" {
+			t.Fatalf("GET /demo: %d %v", demo.status, demo.header)
+		}
+		sdk := h.page("GET", "/sdk/hitch.js", "", nil)
+		if sdk.status != 200 || !strings.HasPrefix(sdk.header.Get("Content-Type"), "text/javascript") ||
+			!strings.Contains(string(sdk.body), "window.KnotapiJS") || sdk.header.Get("Access-Control-Allow-Origin") != "*" {
+			t.Fatalf("GET /sdk/hitch.js: %d %v", sdk.status, sdk.header)
+		}
+		if again := h.page("GET", "/sdk/hitch.js", "", http.Header{"If-None-Match": {sdk.header.Get("ETag")}}); again.status != 304 {
+			t.Fatalf("revalidation: %d", again.status)
+		}
+		if js := h.page("GET", "/static/link.js", "", nil); js.status != 200 || !strings.Contains(string(js.body), "postMessage") {
+			t.Fatalf("GET /static/link.js: %d", js.status)
+		}
+
+		// The demo's session helper: same origin and JSON only.
+		sameSite := http.Header{"Content-Type": {"application/json"}, "Sec-Fetch-Site": {"same-origin"}}
+		resp := h.page("POST", "/demo/session", `{"type": "card_switcher", "external_user_id": "demo-1"}`, sameSite)
+		var created struct {
+			Session   string `json:"session"`
+			SessionID string `json:"session_id"`
+			ClientID  string `json:"client_id"`
+		}
+		if resp.status != 200 || json.Unmarshal(resp.body, &created) != nil || created.ClientID != h.clientID {
+			t.Fatalf("POST /demo/session: %d %s", resp.status, resp.body)
+		}
+		if strings.Contains(string(resp.body), h.secret) {
+			t.Fatal("the demo hands out the secret")
+		}
+		if st := h.login(created.Session, 4, "user_good", "pass_good"); st.Status != "success" {
+			t.Fatalf("login with a demo session: %+v", st)
+		}
+		if evs := h.eventsOf("demo-1"); len(evs) != 1 || evs[0].Data.Metadata["source"] != "demo" {
+			t.Fatalf("demo events %+v", evs)
+		}
+		crossSite := http.Header{"Content-Type": {"application/json"}, "Sec-Fetch-Site": {"cross-site"}}
+		if resp := h.page("POST", "/demo/session", `{}`, crossSite); resp.status != 403 {
+			t.Fatalf("cross-site demo session: %d", resp.status)
+		}
+		if resp := h.page("POST", "/demo/session", `type=link`, http.Header{"Content-Type": {"application/x-www-form-urlencoded"}}); resp.status != 415 {
+			t.Fatalf("form demo session: %d", resp.status)
+		}
+		if resp := h.page("POST", "/demo/session", `{"type": "nope"}`, sameSite); resp.status != 400 {
+			t.Fatalf("bad type: %d", resp.status)
+		}
+	})
+}
+
+// POST /events accepts the SDK's analytics from any origin, counts them,
+// stores nothing and limits each client IP.
+func TestSDKEvents(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, h *harness) {
+		canary := "sess_" + strings.Repeat("Z", 43)
+		resp := h.do("POST", "/events", map[string]any{"type": "track", "session_id": canary, "event": "merchant clicked", "extra": true}, noAuth)
+		if resp.status != 202 || resp.header.Get("Access-Control-Allow-Origin") != "*" {
+			t.Fatalf("POST /events: %d %s %v", resp.status, resp.body, resp.header)
+		}
+		if resp := h.do("POST", "/events", map[string]any{"type": "identify", "event": map[string]string{"name": "OPEN"}}, noAuth); resp.status != 202 {
+			t.Fatalf("identify: %d %s", resp.status, resp.body)
+		}
+		if resp := h.do("POST", "/events", map[string]any{"type": "page"}, noAuth); resp.status != 400 {
+			t.Fatalf("unknown type: %d %s", resp.status, resp.body)
+		}
+		pre := h.do("OPTIONS", "/events", nil, http.Header{"Authorization": {""}, "Origin": {"https://app.example"},
+			"Access-Control-Request-Method": {"POST"}})
+		if pre.status != 204 || pre.header.Get("Access-Control-Allow-Methods") != "POST" || pre.header.Get("Access-Control-Allow-Headers") != "Content-Type" {
+			t.Fatalf("preflight: %d %v", pre.status, pre.header)
+		}
+		metrics := string(h.do("GET", "/metrics", nil, noAuth).body)
+		for _, want := range []string{`hitch_sdk_events_total{event="MERCHANT_CLICKED",type="track"} 1`, `hitch_sdk_events_total{event="OPEN",type="identify"} 1`} {
+			if !strings.Contains(metrics, want) {
+				t.Errorf("metrics lack %s", want)
+			}
+		}
+		// The harness clock stands still: the burst is all an IP gets.
+		limited := 0
+		for range 150 {
+			if resp := h.do("POST", "/events", map[string]any{"type": "track", "event": "x y z"}, noAuth); resp.status == 429 {
+				limited++
+				if resp.header.Get("Retry-After") == "" {
+					t.Fatal("429 without Retry-After")
+				}
+			}
+		}
+		if limited == 0 {
+			t.Fatal("POST /events is not rate limited")
+		}
+		if !strings.Contains(string(h.do("GET", "/metrics", nil, noAuth).body), `hitch_sdk_events_total{event="OTHER",type="track"}`) {
+			t.Error("unknown event names are not counted as OTHER")
+		}
+		if strings.Contains(h.logs.String(), canary) {
+			t.Fatal("the logs contain the session value posted to /events")
+		}
+	})
+}
+
+// No session value, password, code or challenge reaches the logs, even when
+// the calls fail.
+func TestLinkFlowLogsNoSecrets(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, h *harness) {
+		s := h.flowSession(&client.CreateSessionRequest{Type: "transaction_link", ExternalUserID: "quiet-user"})
+		h.flowCall("/link/api/session", s.Session, nil)
+		st := h.login(s.Session, 1, "user_good", "pass_otp")
+		h.answer(s.Session, st.Challenge, "0000")
+		h.login(s.Session, 1, "user_good", "credentials")
+		h.flowCall("/link/api/login", s.Session, map[string]any{"merchant_id": 1, "username": "canary-username", "password": "canary-password", "bogus": 1})
+		h.flowCall("/link/api/answer", s.Session, map[string]any{"challenge": "canary-challenge", "answer": "canary-answer"})
+		h.clock.Advance(31 * time.Minute)
+		h.flowCall("/link/api/login", s.Session, map[string]any{"merchant_id": 1, "username": "user_good", "password": "canary-password"})
+		logs := h.logs.String()
+		if !strings.Contains(logs, `"path":"/link/api/login"`) {
+			t.Fatalf("no access log lines: %s", logs)
+		}
+		for _, canary := range []string{s.Session, "pass_otp", "canary-username", "canary-password", "canary-challenge",
+			"canary-answer", st.Challenge, "0000", "quiet-user"} {
+			if strings.Contains(logs, canary) {
+				t.Errorf("logs contain %q", canary)
+			}
+		}
+	})
+}

@@ -1,0 +1,438 @@
+// Package link is the domain of the hosted link flow: it opens the session
+// an SDK was started with, lists the merchants that session may link, logs
+// the user in at a merchant through an Authenticator, and links the account
+// after a successful login. POST /development/accounts/link links through
+// the same Link, so a simulated link and a login in the flow have the same
+// effects and raise the same events.
+//
+// Credentials pass through Login to the Authenticator and are never stored
+// or logged. In development the Authenticator is TestLogins, where they only
+// choose the simulated outcome; in production it is a connector's (none is
+// built in: Unavailable says so instead of faking success).
+package link
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/hitchdev/hitch/internal/account"
+	"github.com/hitchdev/hitch/internal/card"
+	"github.com/hitchdev/hitch/internal/developer"
+	"github.com/hitchdev/hitch/internal/merchant"
+	"github.com/hitchdev/hitch/internal/seal"
+	"github.com/hitchdev/hitch/internal/session"
+	"github.com/hitchdev/hitch/internal/simulate"
+	"github.com/hitchdev/hitch/internal/transaction"
+)
+
+// Products, as spelled on the wire.
+const (
+	productCardSwitcher    = "card_switcher"
+	productTransactionLink = "transaction_link"
+	productVault           = "vault"
+)
+
+const (
+	// ChallengeLifetime is how long an OTP or security question may be
+	// answered after the login that asked it.
+	ChallengeLifetime = 10 * time.Minute
+	// MaxAnswerAttempts is how many wrong answers end a login ("too many
+	// attempts").
+	MaxAnswerAttempts = 3
+)
+
+var (
+	// ErrClientNotFound: no developer of this deployment's environment has
+	// the client_id the SDK was opened with.
+	ErrClientNotFound = errors.New("link: client_id not found")
+	// ErrChallenge: the challenge is malformed, of another session, or
+	// expired; the user must log in again.
+	ErrChallenge = errors.New("link: the challenge is invalid or expired")
+)
+
+// Service runs the hosted flow's logins and links accounts.
+type Service struct {
+	cfg Config
+}
+
+// Config is what the Service is built from.
+type Config struct {
+	// Environment is the deployment's: development or production.
+	Environment string
+	Sessions    *session.Service
+	Developers  *developer.Service
+	Accounts    *account.Service
+	Cards       *card.Service
+	// Simulator generates the transactions of a development link.
+	Simulator *simulate.Connector
+	Catalog   *merchant.Catalog
+	// Box seals the challenges handed to the browser between login steps.
+	Box *seal.Box
+	// Authenticator completes logins: TestLogins in development, a
+	// connector's in production (Unavailable until there is one).
+	Authenticator Authenticator
+	Now           func() time.Time
+}
+
+// NewService returns a Service.
+func NewService(cfg Config) *Service { return &Service{cfg: cfg} }
+
+// Params describe a successful login to link.
+type Params struct {
+	ClientID       string
+	ExternalUserID string
+	MerchantID     int64
+	// Product is card_switcher, transaction_link, vault or link.
+	Product    string
+	CardID     *string
+	SessionID  *string
+	EntryPoint *string
+	Metadata   map[string]string
+	// Transactions, in development, has the simulator feed the account a
+	// call's worth of transactions after the link (transaction_link only).
+	Transactions *Transactions
+	// VaultFails makes a development vaulting fail.
+	VaultFails bool
+}
+
+// Transactions is what a development link generates: New adds about 205
+// transactions (NEW_TRANSACTIONS_AVAILABLE); Updated also changes 3 of them
+// (UPDATED_TRANSACTIONS_AVAILABLE).
+type Transactions struct {
+	New     bool `json:"new"`
+	Updated bool `json:"updated"`
+}
+
+// Linked is what a link did.
+type Linked struct {
+	Account *account.Account
+	// TaskID is the card switch or vaulting task the login opened (0 for
+	// none); AUTHENTICATED carries it.
+	TaskID int64
+}
+
+// Link links the user's account at a merchant after a successful login:
+// the account, its lifecycle and AUTHENTICATED (with the session id and the
+// metadata) in one transaction; for the card switcher and the vault the
+// task too; then, in development, the simulated transactions.
+func (s *Service) Link(ctx context.Context, p Params) (*Linked, error) {
+	if p.Transactions != nil && p.Product != productTransactionLink {
+		return nil, fmt.Errorf("link: transactions are for transaction_link, not %q", p.Product)
+	}
+	lp := account.LinkParams{
+		ClientID:       p.ClientID,
+		ExternalUserID: p.ExternalUserID,
+		MerchantID:     p.MerchantID,
+		Product:        p.Product,
+		CardID:         p.CardID,
+		SessionID:      p.SessionID,
+		EntryPoint:     p.EntryPoint,
+		Metadata:       p.Metadata,
+	}
+	out := &Linked{}
+	var err error
+	switch p.Product {
+	case productCardSwitcher, productVault:
+		out.Account, out.TaskID, err = s.cfg.Cards.Authenticate(ctx, lp, p.VaultFails)
+	default:
+		out.Account, _, err = s.cfg.Accounts.Link(ctx, lp)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if p.Transactions != nil && p.Transactions.New {
+		if s.cfg.Simulator == nil {
+			return nil, errors.New("link: transactions need the development simulator")
+		}
+		key := transaction.AccountKey{ClientID: p.ClientID, ExternalUserID: p.ExternalUserID, MerchantID: p.MerchantID}
+		if err := s.cfg.Simulator.Run(ctx, key, p.Transactions.Updated, p.Metadata); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// Session is a live session as the hosted flow sees it. It never holds the
+// session value.
+type Session struct {
+	ID             string
+	ClientID       string
+	ExternalUserID string
+	// Product is the session's type.
+	Product    string
+	CardID     *string
+	MerchantID *int64
+	Metadata   map[string]string
+	ExpiresAt  time.Time
+}
+
+// Open returns the live session the developer clientID issued with value.
+// Errors: session.ErrNotFound, session.ErrExpired, ErrClientNotFound (the
+// client_id itself is unknown here, which the SDK reports apart).
+func (s *Service) Open(ctx context.Context, clientID, value string) (*Session, error) {
+	sess, err := s.cfg.Sessions.Lookup(ctx, clientID, value)
+	if errors.Is(err, session.ErrNotFound) {
+		c, cerr := s.cfg.Developers.Get(ctx, clientID)
+		switch {
+		case errors.Is(cerr, developer.ErrNotFound) || (cerr == nil && c.Environment != s.cfg.Environment):
+			return nil, ErrClientNotFound
+		case cerr != nil:
+			return nil, cerr
+		}
+		return nil, err
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := &Session{ID: sess.ID, ClientID: sess.ClientID, ExternalUserID: sess.ExternalUserID, Product: sess.Type,
+		CardID: sess.CardID, MerchantID: sess.MerchantID, ExpiresAt: sess.ExpiresAt}
+	if len(sess.Metadata) > 0 {
+		if err := json.Unmarshal(sess.Metadata, &out.Metadata); err != nil {
+			return nil, fmt.Errorf("link: session metadata: %w", err)
+		}
+	}
+	return out, nil
+}
+
+// Merchants lists the merchants the session can link whose name or an alias
+// matches search, ordered by name (merchant.Catalog.List's rules).
+func (s *Service) Merchants(sess *Session, search string) []*merchant.Merchant {
+	return s.cfg.Catalog.List(sess.Product, search)
+}
+
+// Status is where a login stands.
+type Status string
+
+// Login statuses.
+const (
+	StatusSuccess           Status = "success"
+	StatusOTPRequired       Status = "otp_required"
+	StatusQuestionsRequired Status = "questions_required"
+	StatusFailed            Status = "failed"
+	// StatusUnavailable: nothing on this deployment can log in at the
+	// merchant (production without a connector).
+	StatusUnavailable Status = "unavailable"
+)
+
+// Failure reasons, from the reasons of WIRE-NOTES.md.
+const (
+	ReasonCredentials     = "credentials"
+	ReasonAccount         = "account"
+	ReasonTooManyAttempts = "too many attempts"
+)
+
+// Credentials are what the user typed. They are handed to the
+// Authenticator and dropped: never stored, never logged.
+type Credentials struct {
+	Username string
+	Password string
+}
+
+// Attempt is one login at a merchant for a session.
+type Attempt struct {
+	Session  *Session
+	Merchant *merchant.Merchant
+}
+
+// Step is an Authenticator's answer to a login or to an answered challenge.
+type Step struct {
+	Status Status
+	// Reason says why a login failed.
+	Reason string
+	// Question is the security question of StatusQuestionsRequired.
+	Question string
+	// Wrong marks a challenge answered wrongly: it still stands.
+	Wrong bool
+	// State is the Authenticator's own state between steps (opaque to the
+	// Service, which seals it into the challenge the browser holds).
+	State []byte
+	// Transactions, on success in development, is what the link generates.
+	Transactions *Transactions
+}
+
+// Authenticator logs users in at merchants. It is the seam a production
+// connector plugs into (docs/link.md).
+type Authenticator interface {
+	// Login tries credentials. It may succeed, fail, or ask for a one-time
+	// code or a security answer, returning State for Answer.
+	Login(ctx context.Context, a Attempt, c Credentials) (Step, error)
+	// Answer continues a login with the answer to the code or question
+	// that Login (or an earlier Answer) asked, given that step's State.
+	Answer(ctx context.Context, a Attempt, state []byte, answer string) (Step, error)
+}
+
+// LoginParams are a login in the hosted flow.
+type LoginParams struct {
+	Session     *Session
+	MerchantID  int64
+	Credentials Credentials
+	// EntryPoint is the SDK's entryPoint, echoed in AUTHENTICATED.
+	EntryPoint *string
+}
+
+// AnswerParams answer the challenge of an earlier step.
+type AnswerParams struct {
+	Session    *Session
+	Challenge  string
+	Answer     string
+	EntryPoint *string
+}
+
+// Result is where a login stands after a step.
+type Result struct {
+	Status   Status
+	Merchant *merchant.Merchant
+	Reason   string
+	Question string
+	// Retry: the user may try again (wrong credentials).
+	Retry bool
+	// Wrong: the code or answer was wrong; Challenge is still to answer.
+	Wrong bool
+	// Challenge is the sealed state to send back with the answer.
+	Challenge string
+	// AttemptsLeft is how many wrong answers are still allowed.
+	AttemptsLeft int
+	// Linked is the link a success made.
+	Linked *Linked
+}
+
+// Login logs the session's user in at a merchant and, on success, links the
+// account.
+func (s *Service) Login(ctx context.Context, p LoginParams) (*Result, error) {
+	m, err := s.merchantFor(p.Session, p.MerchantID)
+	if err != nil {
+		return nil, err
+	}
+	step, err := s.cfg.Authenticator.Login(ctx, Attempt{Session: p.Session, Merchant: m}, p.Credentials)
+	if err != nil {
+		return nil, err
+	}
+	return s.advance(ctx, p.Session, m, step, 0, p.EntryPoint)
+}
+
+// Answer answers the code or question of a challenge.
+func (s *Service) Answer(ctx context.Context, p AnswerParams) (*Result, error) {
+	c, err := s.openChallenge(p.Session, p.Challenge)
+	if err != nil {
+		return nil, err
+	}
+	m, err := s.merchantFor(p.Session, c.MerchantID)
+	if err != nil {
+		return nil, err
+	}
+	step, err := s.cfg.Authenticator.Answer(ctx, Attempt{Session: p.Session, Merchant: m}, c.State, p.Answer)
+	if err != nil {
+		return nil, err
+	}
+	if step.Wrong {
+		c.Attempts++
+		if c.Attempts >= MaxAnswerAttempts {
+			return &Result{Status: StatusFailed, Merchant: m, Reason: ReasonTooManyAttempts}, nil
+		}
+		sealed, err := s.sealChallenge(p.Session, c)
+		if err != nil {
+			return nil, err
+		}
+		return &Result{Status: c.Status, Merchant: m, Question: c.Question, Wrong: true, Challenge: sealed,
+			AttemptsLeft: MaxAnswerAttempts - c.Attempts}, nil
+	}
+	return s.advance(ctx, p.Session, m, step, c.Attempts, p.EntryPoint)
+}
+
+// advance turns an Authenticator's step into a Result, linking on success.
+func (s *Service) advance(ctx context.Context, sess *Session, m *merchant.Merchant, step Step, attempts int, entryPoint *string) (*Result, error) {
+	res := &Result{Status: step.Status, Merchant: m, Reason: step.Reason}
+	switch step.Status {
+	case StatusSuccess:
+		tx := step.Transactions
+		if sess.Product != productTransactionLink {
+			tx = nil
+		}
+		linked, err := s.Link(ctx, Params{
+			ClientID:       sess.ClientID,
+			ExternalUserID: sess.ExternalUserID,
+			MerchantID:     m.ID,
+			Product:        sess.Product,
+			CardID:         sess.CardID,
+			SessionID:      &sess.ID,
+			EntryPoint:     entryPoint,
+			Metadata:       sess.Metadata,
+			Transactions:   tx,
+		})
+		if err != nil {
+			return nil, err
+		}
+		res.Linked = linked
+	case StatusOTPRequired, StatusQuestionsRequired:
+		c := &challenge{MerchantID: m.ID, Status: step.Status, Question: step.Question, Attempts: attempts,
+			ExpiresAt: s.cfg.Now().Add(ChallengeLifetime), State: step.State}
+		sealed, err := s.sealChallenge(sess, c)
+		if err != nil {
+			return nil, err
+		}
+		res.Question, res.Challenge, res.AttemptsLeft = step.Question, sealed, MaxAnswerAttempts-attempts
+	case StatusFailed:
+		res.Retry = step.Reason == ReasonCredentials
+	case StatusUnavailable:
+	default:
+		return nil, fmt.Errorf("link: the authenticator answered an unknown status %q", step.Status)
+	}
+	return res, nil
+}
+
+// merchantFor returns a merchant that the session can link.
+func (s *Service) merchantFor(sess *Session, id int64) (*merchant.Merchant, error) {
+	m, ok := s.cfg.Catalog.Get(id)
+	if !ok {
+		return nil, account.ErrUnknownMerchant
+	}
+	if !m.Supports(sess.Product) {
+		return nil, account.ErrMerchantUnsupported
+	}
+	return m, nil
+}
+
+// challenge is the state of a login between steps. The browser holds it
+// sealed under the master key, bound to the session, so it can be neither
+// read nor forged; it never holds credentials.
+type challenge struct {
+	MerchantID int64     `json:"merchant_id"`
+	Status     Status    `json:"status"`
+	Question   string    `json:"question,omitempty"`
+	Attempts   int       `json:"attempts"`
+	ExpiresAt  time.Time `json:"expires_at"`
+	State      []byte    `json:"state,omitempty"`
+}
+
+func challengePurpose(sess *Session) string { return "link_challenge:" + sess.ID }
+
+func (s *Service) sealChallenge(sess *Session, c *challenge) (string, error) {
+	b, err := json.Marshal(c)
+	if err != nil {
+		return "", fmt.Errorf("link: seal challenge: %w", err)
+	}
+	return base64.RawURLEncoding.EncodeToString(s.cfg.Box.Seal(b, challengePurpose(sess))), nil
+}
+
+func (s *Service) openChallenge(sess *Session, sealed string) (*challenge, error) {
+	raw, err := base64.RawURLEncoding.DecodeString(sealed)
+	if err != nil {
+		return nil, ErrChallenge
+	}
+	b, err := s.cfg.Box.Open(raw, challengePurpose(sess))
+	if err != nil {
+		return nil, ErrChallenge
+	}
+	var c challenge
+	if err := json.Unmarshal(b, &c); err != nil {
+		return nil, ErrChallenge
+	}
+	if !s.cfg.Now().Before(c.ExpiresAt) {
+		return nil, ErrChallenge
+	}
+	return &c, nil
+}

@@ -1,0 +1,72 @@
+// The demo page: creates a session through the demo's server-side helper
+// and opens the web SDK with it, listing the callbacks as they fire.
+(function () {
+  'use strict';
+
+  var $ = function (id) { return document.getElementById(id); };
+  var log = $('log');
+
+  function entry(callback, args) {
+    var li = document.createElement('li');
+    li.dataset.callback = callback;
+    var name = document.createElement('code');
+    name.className = 'callback';
+    name.textContent = callback;
+    var time = document.createElement('time');
+    time.textContent = new Date().toLocaleTimeString();
+    var detail = document.createElement('pre');
+    detail.textContent = JSON.stringify(args, null, 1);
+    li.appendChild(name);
+    li.appendChild(time);
+    li.appendChild(detail);
+    log.insertBefore(li, log.firstChild);
+  }
+
+  function showError(text) {
+    $('demo-error').textContent = text || '';
+    $('demo-error').hidden = !text;
+  }
+
+  $('demo-form').addEventListener('submit', function (e) {
+    e.preventDefault();
+    showError('');
+    var body = { type: $('type').value, external_user_id: $('external-user-id').value.trim() };
+    if ($('merchant').value) { body.merchant_id = Number($('merchant').value); }
+    $('open').disabled = true;
+    fetch('/demo/session', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+      cache: 'no-store'
+    }).then(function (resp) {
+      return resp.json().then(function (data) {
+        if (!resp.ok) { throw new Error(data.error_message || 'The session could not be created.'); }
+        return data;
+      });
+    }).then(function (s) {
+      $('session-info').textContent = 'Session ' + s.session_id + ' for ' + s.external_user_id + ' (' + body.type + ')';
+      $('session-info').dataset.sessionId = s.session_id;
+      $('direct-session').value = s.session;
+      $('direct-client').value = s.client_id;
+      entry('open', { product: body.type, session_id: s.session_id, external_user_id: s.external_user_id });
+      new window.HitchLink().open({
+        sessionId: s.session,
+        clientId: s.client_id,
+        environment: s.environment,
+        product: body.type,
+        entryPoint: 'demo',
+        metadata: { source: 'demo' },
+        onSuccess: function (product, details) { entry('onSuccess', { product: product, details: details }); },
+        onError: function (product, errorCode, message) { entry('onError', { product: product, errorCode: errorCode, message: message }); },
+        onEvent: function (product, event, merchant, merchantId, payload, taskId) {
+          entry('onEvent', { product: product, event: event, merchant: merchant, merchantId: merchantId, taskId: taskId });
+        },
+        onExit: function (product) { entry('onExit', { product: product }); $('open').focus(); }
+      });
+    }).catch(function (err) {
+      showError(err.message);
+    }).then(function () {
+      $('open').disabled = false;
+    });
+  });
+})();

@@ -1,0 +1,233 @@
+// Package web serves Hitch's pages: the hosted link flow at /link (which
+// the web SDK opens in an iframe), the SDK script at /sdk/hitch.js and, in
+// development, the demo at /demo. Pages are Go templates and a little plain
+// JavaScript, all embedded: there is no build step.
+//
+// The pages never put a session value in a URL: the SDK posts it to the
+// flow's iframe, and the flow's script sends it only in the bodies of the
+// API's /link/api/* calls (internal/api).
+package web
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"log/slog"
+	"mime"
+	"net/http"
+	"path"
+	"strings"
+
+	"github.com/hitchdev/hitch/internal/merchant"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed static sdk
+var assetFS embed.FS
+
+// Content security policies. No inline script or style anywhere; scripts,
+// styles, images and calls are same-origin only.
+const (
+	cspBase = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; " +
+		"form-action 'none'; base-uri 'none'"
+	// The flow is embedded by developers' sites, whose origins Hitch does
+	// not know: any site may frame it (docs/link.md explains why that is
+	// safe: the frame holds nothing until its parent posts a session).
+	cspLink = cspBase + "; frame-ancestors *"
+	// The demo frames the flow and is framed by nobody.
+	cspDemo = cspBase + "; frame-src 'self'; frame-ancestors 'none'"
+)
+
+// Config is what the pages are built from.
+type Config struct {
+	// Environment is the deployment's: development or production.
+	Environment string
+	Catalog     *merchant.Catalog
+	// Demo creates the sessions of the /demo page; nil (always in
+	// production) leaves /demo unrouted.
+	Demo   *Demo
+	Logger *slog.Logger
+}
+
+// Handler serves the pages. Its patterns (Routes) are mounted on the API's
+// mux, outside the API's route table.
+type Handler struct {
+	cfg       Config
+	mux       *http.ServeMux
+	patterns  []string
+	templates *template.Template
+	assets    map[string]*asset
+	// linkPage is the rendered flow: it depends on nothing but the catalog.
+	linkPage []byte
+}
+
+// asset is an embedded file as served.
+type asset struct {
+	body        []byte
+	contentType string
+	etag        string
+	// version is a prefix of the content hash, for cache-busting URLs.
+	version string
+}
+
+// New builds the pages and their routes.
+func New(cfg Config) (*Handler, error) {
+	h := &Handler{cfg: cfg, mux: http.NewServeMux(), assets: map[string]*asset{}}
+	err := fs.WalkDir(assetFS, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := assetFS.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		sum := sha256.Sum256(b)
+		h.assets[p] = &asset{body: b, contentType: mime.TypeByExtension(path.Ext(p)),
+			etag: `"` + hex.EncodeToString(sum[:16]) + `"`, version: hex.EncodeToString(sum[:6])}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("web: assets: %w", err)
+	}
+	h.templates, err = template.New("").Funcs(template.FuncMap{"asset": h.assetURL}).ParseFS(templateFS, "templates/*.html")
+	if err != nil {
+		return nil, fmt.Errorf("web: templates: %w", err)
+	}
+	if h.linkPage, err = h.render("link.html", h.linkData()); err != nil {
+		return nil, err
+	}
+	h.handle("GET /link", h.link)
+	h.handle("GET /static/{file}", h.static)
+	h.handle("GET /sdk/hitch.js", h.sdk)
+	if cfg.Demo != nil && cfg.Environment == "development" {
+		h.handle("GET /demo", h.demo)
+		h.handle("POST /demo/session", h.demoSession)
+	}
+	return h, nil
+}
+
+func (h *Handler) handle(pattern string, fn http.HandlerFunc) {
+	h.mux.HandleFunc(pattern, fn)
+	h.patterns = append(h.patterns, pattern)
+}
+
+// Routes lists the "METHOD /path" patterns the pages serve.
+func (h *Handler) Routes() []string { return append([]string(nil), h.patterns...) }
+
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	h.mux.ServeHTTP(w, r)
+}
+
+// assetURL is the versioned URL of an embedded file, e.g. "static/link.js".
+func (h *Handler) assetURL(name string) (string, error) {
+	a, ok := h.assets[name]
+	if !ok {
+		return "", fmt.Errorf("web: no asset %q", name)
+	}
+	return "/" + name + "?v=" + a.version, nil
+}
+
+func (h *Handler) render(name string, data any) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := h.templates.ExecuteTemplate(&buf, name, data); err != nil {
+		return nil, fmt.Errorf("web: render %s: %w", name, err)
+	}
+	return buf.Bytes(), nil
+}
+
+// pageHeaders are the headers of every HTML page.
+func pageHeaders(w http.ResponseWriter, csp string) {
+	hd := w.Header()
+	hd.Set("Content-Type", "text/html; charset=utf-8")
+	hd.Set("Content-Security-Policy", csp)
+	hd.Set("Referrer-Policy", "no-referrer")
+	hd.Set("Cache-Control", "no-store")
+	hd.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=(), payment=(), usb=()")
+}
+
+type merchantItem struct {
+	ID       int64
+	Name     string
+	Category string
+	Label    string
+	Logo     string
+}
+
+type categoryItem struct {
+	Key   string
+	Label string
+}
+
+type linkData struct {
+	Development bool
+	Categories  []categoryItem
+	Merchants   []merchantItem
+	TestLogins  []testLogin
+}
+
+// linkData renders the whole catalog once; the flow's script shows the
+// merchants of the session's product and search.
+func (h *Handler) linkData() linkData {
+	d := linkData{Development: h.cfg.Environment == "development", TestLogins: testLogins}
+	for _, c := range h.cfg.Catalog.Categories() {
+		d.Categories = append(d.Categories, categoryItem{Key: c, Label: categoryLabel(c)})
+	}
+	for _, m := range h.cfg.Catalog.List("", "") {
+		d.Merchants = append(d.Merchants, merchantItem{ID: m.ID, Name: m.Name, Category: m.Category,
+			Label: categoryLabel(m.Category), Logo: merchant.LogoPath(m.ID)})
+	}
+	return d
+}
+
+// categoryLabel turns "food_delivery" into "Food delivery".
+func categoryLabel(c string) string {
+	s := strings.ReplaceAll(c, "_", " ")
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// link serves the hosted flow. The page is the same for everyone: the
+// session arrives later, by postMessage.
+func (h *Handler) link(w http.ResponseWriter, _ *http.Request) {
+	pageHeaders(w, cspLink)
+	_, _ = w.Write(h.linkPage)
+}
+
+// static serves the flow's and the demo's scripts and styles.
+func (h *Handler) static(w http.ResponseWriter, r *http.Request) {
+	a, ok := h.assets["static/"+r.PathValue("file")]
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	w.Header().Set("Cache-Control", "no-cache")
+	h.serveAsset(w, r, a)
+}
+
+// sdk serves the web SDK, which developers' pages of any origin load.
+func (h *Handler) sdk(w http.ResponseWriter, r *http.Request) {
+	hd := w.Header()
+	hd.Set("Cache-Control", "public, max-age=300")
+	hd.Set("Access-Control-Allow-Origin", "*")
+	hd.Set("Cross-Origin-Resource-Policy", "cross-origin")
+	h.serveAsset(w, r, h.assets["sdk/hitch.js"])
+}
+
+func (h *Handler) serveAsset(w http.ResponseWriter, r *http.Request, a *asset) {
+	w.Header().Set("Content-Type", a.contentType)
+	w.Header().Set("ETag", a.etag)
+	if r.Header.Get("If-None-Match") == a.etag {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	_, _ = w.Write(a.body)
+}

@@ -160,22 +160,11 @@ func (s *Service) Create(ctx context.Context, p CreateParams) (*Issued, error) {
 
 // Extend gives a live session another Lifetime from now.
 func (s *Service) Extend(ctx context.Context, clientID, value string) (*Issued, error) {
-	hash, ok := HashValue(value)
-	if !ok {
-		return nil, ErrNotFound
-	}
-	sess, err := s.store.SessionGetByTokenHash(ctx, clientID, hash)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, ErrNotFound
-	}
+	sess, err := s.Lookup(ctx, clientID, value)
 	if err != nil {
-		return nil, fmt.Errorf("session: extend: %w", err)
+		return nil, err
 	}
-	now := s.now().UTC()
-	if !now.Before(sess.ExpiresAt) {
-		return nil, ErrExpired
-	}
-	expires := now.Add(Lifetime)
+	expires := s.now().UTC().Add(Lifetime)
 	if expires.Sub(sess.CreatedAt) > MaxLifetime {
 		return nil, ErrMaxLifetime
 	}

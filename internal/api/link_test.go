@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hitchdev/hitch/client"
+	"github.com/hitchdev/hitch/internal/session"
 )
 
 // The hosted flow's calls carry no credentials: the session value is the
@@ -348,6 +349,20 @@ func TestLinkFlowSessionErrors(t *testing.T) {
 		check("another developer's client", h.flowCall("/link/api/session", s.Session, map[string]any{"client_id": other.ClientID}), 404, "SESSION_NOT_FOUND")
 		prod := h.newDeveloper("production")
 		check("a production client", h.flowCall("/link/api/session", s.Session, map[string]any{"client_id": prod.ClientID}), 404, "CLIENT_ID_NOT_FOUND")
+		// A production developer's own session (both environments can share
+		// a database) opens nothing on a development deployment, so a test
+		// login can never link a production account.
+		prodSession, err := session.NewService(h.store, nil, nil, h.detections, h.clock.Now).Create(context.Background(),
+			session.CreateParams{ClientID: prod.ClientID, Type: "link", ExternalUserID: "prod-user"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		check("a production session", h.flowCall("/link/api/session", prodSession.Value, map[string]any{"client_id": prod.ClientID}), 404, "CLIENT_ID_NOT_FOUND")
+		check("a login with a production session", h.flowCall("/link/api/login", prodSession.Value, map[string]any{"client_id": prod.ClientID,
+			"merchant_id": 4, "username": "user_good", "password": "pass_good"}), 404, "CLIENT_ID_NOT_FOUND")
+		if n := len(h.events(prod.ClientID)); n != 0 {
+			t.Fatalf("a production developer got %d events from a development login", n)
+		}
 		check("no session", h.do("POST", "/link/api/session", map[string]any{"client_id": h.clientID}, noAuth), 400, "INVALID_FIELD")
 		check("unknown field", h.flowCall("/link/api/session", s.Session, map[string]any{"extra": 1}), 400, "INVALID_FIELD")
 		check("not JSON", h.do("POST", "/link/api/session", "session="+s.Session, http.Header{"Authorization": {""}, "Content-Type": {"application/x-www-form-urlencoded"}}), 415, "UNSUPPORTED_MEDIA_TYPE")

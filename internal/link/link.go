@@ -174,17 +174,17 @@ type Session struct {
 // Errors: session.ErrNotFound, session.ErrExpired, ErrClientNotFound (the
 // client_id itself is unknown here, which the SDK reports apart).
 func (s *Service) Open(ctx context.Context, clientID, value string) (*Session, error) {
-	sess, err := s.cfg.Sessions.Lookup(ctx, clientID, value)
-	if errors.Is(err, session.ErrNotFound) {
-		c, cerr := s.cfg.Developers.Get(ctx, clientID)
-		switch {
-		case errors.Is(cerr, developer.ErrNotFound) || (cerr == nil && c.Environment != s.cfg.Environment):
-			return nil, ErrClientNotFound
-		case cerr != nil:
-			return nil, cerr
-		}
+	// The client first: a session of another environment's developer (both
+	// can share a database) opens nothing here, or a development deployment
+	// would link a production developer's account on a test login.
+	c, err := s.cfg.Developers.Get(ctx, clientID)
+	switch {
+	case errors.Is(err, developer.ErrNotFound) || (err == nil && c.Environment != s.cfg.Environment):
+		return nil, ErrClientNotFound
+	case err != nil:
 		return nil, err
 	}
+	sess, err := s.cfg.Sessions.Lookup(ctx, clientID, value)
 	if err != nil {
 		return nil, err
 	}

@@ -111,8 +111,9 @@ func (s *Service) Create(ctx context.Context, p CreateParams) (*Credentials, err
 }
 
 // RotateSecret issues a new secret. The previous ones keep working for grace
-// (0 ends them at once).
-func (s *Service) RotateSecret(ctx context.Context, clientID string, grace time.Duration) (*Credentials, error) {
+// (0 ends them at once). also runs in the same transaction (the
+// dashboard's audit record).
+func (s *Service) RotateSecret(ctx context.Context, clientID string, grace time.Duration, also ...func(store.Executor) error) (*Credentials, error) {
 	secret := NewSecret()
 	now := s.now().UTC()
 	var client *store.Client
@@ -124,7 +125,15 @@ func (s *Service) RotateSecret(ctx context.Context, clientID string, grace time.
 		if err := ex.ClientSecretExpireCurrent(ctx, clientID, now.Add(grace)); err != nil {
 			return err
 		}
-		return s.insertSecret(ctx, ex, clientID, secret, now)
+		if err := s.insertSecret(ctx, ex, clientID, secret, now); err != nil {
+			return err
+		}
+		for _, fn := range also {
+			if err := fn(ex); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, ErrNotFound

@@ -226,6 +226,70 @@ type Executor interface {
 	// ConnectorRevoke sets a connector's revoked_at to at unless it is
 	// revoked already; ErrNotFound when there is no such connector.
 	ConnectorRevoke(ctx context.Context, id string, at time.Time) error
+
+	// The dashboard: members, their sign-ins, hidden merchants and the
+	// audit log.
+
+	// MemberInsert stores a member; ErrConflict when the e-mail is taken
+	// (e-mails are unique in the deployment).
+	MemberInsert(ctx context.Context, m *Member) error
+	// MemberGetByEmail finds a member of any developer by e-mail: sign-in
+	// is where the tenant is learnt, so it is the one member query not
+	// scoped by client.
+	MemberGetByEmail(ctx context.Context, email string) (*Member, error)
+	MemberGet(ctx context.Context, clientID, id string) (*Member, error)
+	// MemberList lists the developer's members, oldest first.
+	MemberList(ctx context.Context, clientID string) ([]*Member, error)
+	MemberDelete(ctx context.Context, clientID, id string) error
+	MemberSetRole(ctx context.Context, clientID, id, role string, now time.Time) error
+	// MemberCountAdmins counts the developer's admins.
+	MemberCountAdmins(ctx context.Context, clientID string) (int, error)
+	// MemberRecordFailure counts a failed sign-in; at maxFailures it locks
+	// the member until lockedUntil and starts counting again. It returns
+	// whether this failure locked the member.
+	MemberRecordFailure(ctx context.Context, clientID, id string, maxFailures int, lockedUntil, now time.Time) (locked bool, err error)
+	// MemberResetFailures forgets failed sign-ins after a success.
+	MemberResetFailures(ctx context.Context, clientID, id string, now time.Time) error
+
+	DashboardSessionInsert(ctx context.Context, s *DashboardSession) error
+	// DashboardSessionGetByTokenHash finds a sign-in by its cookie's hash,
+	// with its member; like MemberGetByEmail it is how the tenant is learnt.
+	DashboardSessionGetByTokenHash(ctx context.Context, tokenHash []byte) (*DashboardSession, *Member, error)
+	// DashboardSessionTouch moves a sign-in's last_seen_at to now.
+	DashboardSessionTouch(ctx context.Context, clientID, id string, now time.Time) error
+	DashboardSessionDelete(ctx context.Context, clientID, id string) error
+	// DashboardSessionDeleteExpired removes the sign-ins that ended before
+	// now (absolute expiry) or were last seen before idleBefore.
+	DashboardSessionDeleteExpired(ctx context.Context, now, idleBefore time.Time) (int64, error)
+
+	// MerchantHide hides a merchant from the developer's link flow (no
+	// error when it is hidden already); MerchantShow shows it again.
+	MerchantHide(ctx context.Context, clientID string, merchantID int64, now time.Time) error
+	MerchantShow(ctx context.Context, clientID string, merchantID int64) error
+	// MerchantHiddenList returns the ids of the merchants the developer
+	// hides.
+	MerchantHiddenList(ctx context.Context, clientID string) (map[int64]bool, error)
+
+	// ClientAuditSeqNext reserves the developer's next audit sequence
+	// number. It updates the client's row, which it holds until the
+	// transaction ends: writers of one developer's log serialise, so seq
+	// order is commit order.
+	ClientAuditSeqNext(ctx context.Context, clientID string) (int64, error)
+	// ClientAuditSeq returns the last reserved audit sequence number.
+	ClientAuditSeq(ctx context.Context, clientID string) (int64, error)
+	AuditRecordInsert(ctx context.Context, r *AuditRecord) error
+	// AuditRecordGetBySeq returns the developer's record number seq.
+	AuditRecordGetBySeq(ctx context.Context, clientID string, seq int64) (*AuditRecord, error)
+	// AuditRecordList lists the developer's records newest first (by seq),
+	// filtered and paged by params.
+	AuditRecordList(ctx context.Context, params *AuditRecordListParams) ([]*AuditRecord, error)
+	// AuditRecordChain lists the developer's records by ascending seq,
+	// after seq after, for chain verification.
+	AuditRecordChain(ctx context.Context, clientID string, after int64, limit int) ([]*AuditRecord, error)
+
+	// UserList lists the developer's users by external_user_id, those
+	// starting with params.Prefix after params.After.
+	UserList(ctx context.Context, params *UserListParams) ([]*User, error)
 }
 
 // Client is a developer account (a tenant).
@@ -682,5 +746,80 @@ type DetectedAccountListParams struct {
 	// After is the position the list starts after.
 	After int64
 	// Limit bounds the list; 0 for no bound.
+	Limit int
+}
+
+// Member roles.
+const (
+	RoleAdmin     = "admin"
+	RoleDeveloper = "developer"
+	RoleViewer    = "viewer"
+)
+
+// Member is a person of a developer's team who signs in to the dashboard.
+type Member struct {
+	ID       string
+	ClientID string
+	Email    string
+	Name     string
+	Role     string
+	// PasswordHash is an argon2id PHC string; the password is never kept.
+	PasswordHash   string
+	FailedAttempts int
+	// LockedUntil is set while sign-ins are refused after failures.
+	LockedUntil *time.Time
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+}
+
+// DashboardSession is a member's sign-in. Only the SHA-256 of the cookie
+// value is stored.
+type DashboardSession struct {
+	ID         string
+	ClientID   string
+	MemberID   string
+	TokenHash  []byte
+	CreatedAt  time.Time
+	LastSeenAt time.Time
+	ExpiresAt  time.Time
+}
+
+// AuditRecord is one entry of a developer's audit log, chained to the
+// previous one by its hash.
+type AuditRecord struct {
+	ID          string
+	ClientID    string
+	Seq         int64
+	CreatedAt   time.Time
+	Action      string
+	Outcome     string
+	ActorName   string
+	ActorEmail  string
+	TargetType  string
+	TargetName  *string
+	Environment string
+	IP          string
+	UserAgent   string
+	// PrevHash is nil for the first record of a developer.
+	PrevHash []byte
+	Hash     []byte
+}
+
+type AuditRecordListParams struct {
+	ClientID string
+	// Since and Until bound created_at (inclusive) when set.
+	Since, Until *time.Time
+	// Before continues a listing at the records with seq below it (0: from
+	// the newest).
+	Before int64
+	Limit  int
+}
+
+type UserListParams struct {
+	ClientID string
+	// Prefix narrows the list to external_user_ids that start with it.
+	Prefix string
+	// After continues a listing after this external_user_id.
+	After string
 	Limit int
 }

@@ -198,9 +198,23 @@ type CreateParams struct {
 	EventTypes []string
 }
 
+// Also is work that commits with an action, in its transaction: the
+// dashboard's audit record of it.
+type Also = func(ex store.Executor) error
+
+// runAlso runs each of also in ex.
+func runAlso(ex store.Executor, also []Also) error {
+	for _, fn := range also {
+		if err := fn(ex); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Create registers an endpoint and returns it with its signing secret, which
-// is shown this once.
-func (s *Service) Create(ctx context.Context, p CreateParams) (*Endpoint, string, error) {
+// is shown this once. also runs in the transaction that inserts it.
+func (s *Service) Create(ctx context.Context, p CreateParams, also ...Also) (*Endpoint, string, error) {
 	if err := s.checkURL(ctx, p.URL); err != nil {
 		return nil, "", err
 	}
@@ -225,7 +239,10 @@ func (s *Service) Create(ctx context.Context, p CreateParams) (*Endpoint, string
 		if len(existing) >= maxEndpoints {
 			return ErrTooManyEndpoints
 		}
-		return ex.WebhookEndpointInsert(ctx, ep)
+		if err := ex.WebhookEndpointInsert(ctx, ep); err != nil {
+			return err
+		}
+		return runAlso(ex, also)
 	})
 	if err != nil {
 		return nil, "", err
@@ -286,9 +303,14 @@ func (s *Service) Get(ctx context.Context, clientID, id string) (*Endpoint, erro
 }
 
 // Delete removes an endpoint; its pending deliveries are dropped when they
-// come up.
-func (s *Service) Delete(ctx context.Context, clientID, id string) error {
-	err := s.store.WebhookEndpointDelete(ctx, clientID, id)
+// come up. also runs in the same transaction.
+func (s *Service) Delete(ctx context.Context, clientID, id string, also ...Also) error {
+	err := s.store.InTx(ctx, func(ex store.Executor) error {
+		if err := ex.WebhookEndpointDelete(ctx, clientID, id); err != nil {
+			return err
+		}
+		return runAlso(ex, also)
+	})
 	if errors.Is(err, store.ErrNotFound) {
 		return ErrNotFound
 	}
@@ -297,16 +319,25 @@ func (s *Service) Delete(ctx context.Context, clientID, id string) error {
 
 // RotateSecret gives the endpoint a new secret and returns it. The previous
 // one keeps signing beside it for the rotation grace period, so receivers
-// can switch without dropping deliveries.
-func (s *Service) RotateSecret(ctx context.Context, clientID, id string) (*Endpoint, string, error) {
+// can switch without dropping deliveries. also runs in the same
+// transaction.
+func (s *Service) RotateSecret(ctx context.Context, clientID, id string, also ...Also) (*Endpoint, string, error) {
 	secret, err := whsig.NewSecret()
 	if err != nil {
 		return nil, "", err
 	}
 	now := s.now()
-	ep, err := s.store.WebhookEndpointRotateSecret(ctx, &store.WebhookEndpointRotateSecretParams{
-		ClientID: clientID, ID: id, SecretSealed: s.box.Seal([]byte(secret), secretPurpose(id)),
-		PreviousExpiresAt: now.Add(s.cfg.RotationGrace), Now: now})
+	var ep *store.WebhookEndpoint
+	err = s.store.InTx(ctx, func(ex store.Executor) error {
+		var err error
+		ep, err = ex.WebhookEndpointRotateSecret(ctx, &store.WebhookEndpointRotateSecretParams{
+			ClientID: clientID, ID: id, SecretSealed: s.box.Seal([]byte(secret), secretPurpose(id)),
+			PreviousExpiresAt: now.Add(s.cfg.RotationGrace), Now: now})
+		if err != nil {
+			return err
+		}
+		return runAlso(ex, also)
+	})
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, "", ErrNotFound
 	}
@@ -366,8 +397,9 @@ func (s *Service) job(clientID, eventID, endpointID string) river.InsertManyPara
 
 // Resend delivers an event again to every enabled endpoint that takes it,
 // or to one endpoint when endpointID is set. It returns how many deliveries
-// were queued. The webhook-id stays the event id.
-func (s *Service) Resend(ctx context.Context, clientID, eventID, endpointID string) (int, error) {
+// were queued. The webhook-id stays the event id. also runs in the same
+// transaction.
+func (s *Service) Resend(ctx context.Context, clientID, eventID, endpointID string, also ...Also) (int, error) {
 	var n int
 	err := s.store.InTx(ctx, func(ex store.Executor) error {
 		ev, err := ex.EventGet(ctx, clientID, eventID)
@@ -396,7 +428,10 @@ func (s *Service) Resend(ctx context.Context, clientID, eventID, endpointID stri
 			return ErrNotFound
 		}
 		n = len(jobs)
-		return s.queue.InsertTx(ctx, ex, jobs)
+		if err := s.queue.InsertTx(ctx, ex, jobs); err != nil {
+			return err
+		}
+		return runAlso(ex, also)
 	})
 	return n, err
 }
@@ -466,14 +501,17 @@ func (s *Service) Replay(ctx context.Context, p ReplayParams) (int, error) {
 }
 
 // Test records a TEST event for the developer, which goes to every enabled
-// endpoint whatever its filter.
-func (s *Service) Test(ctx context.Context, clientID, message string) (*store.Event, error) {
+// endpoint whatever its filter. also runs in the same transaction.
+func (s *Service) Test(ctx context.Context, clientID, message string, also ...Also) (*store.Event, error) {
 	var ev *store.Event
 	err := s.store.InTx(ctx, func(ex store.Executor) error {
 		var err error
 		ev, err = s.events.Record(ctx, ex, event.Params{ClientID: clientID, Type: event.Test,
 			Data: map[string]any{"message": message}, At: s.now()})
-		return err
+		if err != nil {
+			return err
+		}
+		return runAlso(ex, also)
 	})
 	return ev, err
 }

@@ -5,7 +5,9 @@ package storetest
 import (
 	"context"
 	"crypto/rand"
+	"database/sql"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -128,4 +130,31 @@ func NewSchema(t testing.TB, url string) string {
 		}
 	})
 	return schema
+}
+
+// ExecRaw runs a statement on the store's own driver, outside the Executor,
+// as someone with database access could (tests of what the application
+// finds, such as a tampered audit record). args use $N placeholders.
+func ExecRaw(t testing.TB, st store.Store, query string, args ...any) {
+	t.Helper()
+	ctx := context.Background()
+	err := st.InTx(ctx, func(ex store.Executor) error {
+		raw, ok := ex.(interface{ Raw() any })
+		if !ok {
+			return fmt.Errorf("the executor %T has no native transaction", ex)
+		}
+		switch tx := raw.Raw().(type) {
+		case *sql.Tx:
+			_, err := tx.ExecContext(ctx, query, args...)
+			return err
+		case pgx.Tx:
+			_, err := tx.Exec(ctx, query, args...)
+			return err
+		default:
+			return fmt.Errorf("unknown native transaction %T", tx)
+		}
+	})
+	if err != nil {
+		t.Fatalf("raw %q: %v", query, err)
+	}
 }

@@ -1,0 +1,435 @@
+// Package member is the dashboard's people: a developer's team members,
+// their roles, their passwords (argon2id hashes only) and their sign-ins.
+// Every change it makes and every sign-in, successful or not, is written
+// to the developer's audit log in the same transaction.
+//
+// It knows nothing of HTTP: cookies, CSRF tokens and pages are
+// internal/web's.
+package member
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"net/mail"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"github.com/hitchdev/hitch/internal/audit"
+	"github.com/hitchdev/hitch/internal/store"
+)
+
+// Roles, from most to least powerful.
+var Roles = []string{store.RoleAdmin, store.RoleDeveloper, store.RoleViewer}
+
+var (
+	// ErrInvalidCredentials is every refused sign-in: unknown e-mail, wrong
+	// password, or a member locked after repeated failures. One error, so
+	// that the answer does not tell which e-mails are members.
+	ErrInvalidCredentials = errors.New("member: invalid e-mail or password")
+	// ErrSessionEnded: the sign-in is unknown, signed out, idle too long
+	// or past its lifetime.
+	ErrSessionEnded = errors.New("member: the sign-in has ended")
+	// ErrForbidden: the member's role does not allow the action.
+	ErrForbidden = errors.New("member: the role does not allow this")
+	// ErrNotFound: the developer has no such member.
+	ErrNotFound = errors.New("member: not found")
+	// ErrExists: the e-mail belongs to a member already.
+	ErrExists = errors.New("member: the e-mail belongs to a member already")
+	// ErrLastAdmin: the change would leave the developer without an admin.
+	ErrLastAdmin = errors.New("member: a developer keeps at least one admin")
+)
+
+// InvalidError is a refused input, with a message fit for the person.
+type InvalidError struct {
+	Field   string
+	Message string
+}
+
+func (e *InvalidError) Error() string { return e.Field + " " + e.Message }
+
+// Defaults of Config.
+const (
+	DefaultIdleTimeout     = 30 * time.Minute
+	DefaultSessionLifetime = 12 * time.Hour
+	DefaultMaxFailures     = 5
+	DefaultLockout         = 15 * time.Minute
+	// touchEvery bounds how often a sign-in's last_seen_at is written.
+	touchEvery = time.Minute
+)
+
+// Config tunes sign-ins; zero fields take the defaults.
+type Config struct {
+	// IdleTimeout ends a sign-in unused this long (default 30 minutes).
+	IdleTimeout time.Duration
+	// SessionLifetime ends any sign-in this long after it began (default
+	// 12 hours).
+	SessionLifetime time.Duration
+	// MaxFailures wrong passwords in a row lock the member (default 5)...
+	MaxFailures int
+	// ...for Lockout (default 15 minutes).
+	Lockout time.Duration
+}
+
+// Service manages members and their sign-ins.
+type Service struct {
+	store store.Store
+	audit *audit.Log
+	now   func() time.Time
+	cfg   Config
+	// dummyHash is checked against for unknown e-mails, so that they cost
+	// the same time as a member's wrong password. It is made on first use:
+	// every command builds a Service, few sign anyone in.
+	dummyHash func() string
+}
+
+// NewService returns a Service; now is the clock.
+func NewService(st store.Store, log *audit.Log, now func() time.Time, cfg Config) *Service {
+	if cfg.IdleTimeout == 0 {
+		cfg.IdleTimeout = DefaultIdleTimeout
+	}
+	if cfg.SessionLifetime == 0 {
+		cfg.SessionLifetime = DefaultSessionLifetime
+	}
+	if cfg.MaxFailures == 0 {
+		cfg.MaxFailures = DefaultMaxFailures
+	}
+	if cfg.Lockout == 0 {
+		cfg.Lockout = DefaultLockout
+	}
+	return &Service{store: st, audit: log, now: now, cfg: cfg,
+		dummyHash: sync.OnceValue(func() string { return HashPassword(NewPassword()) })}
+}
+
+// Principal is a signed-in member, with the developer it belongs to.
+type Principal struct {
+	Session *store.DashboardSession
+	Member  *store.Member
+	Client  *store.Client
+	// Token is the sign-in's cookie value (internal/web derives the CSRF
+	// token from it).
+	Token string
+}
+
+// Permission is what a role may do.
+type Permission int
+
+// Permissions. Every role reads the dashboard, secrets excepted.
+const (
+	// ManageWebhooks: add, remove, rotate and test endpoints, resend
+	// events (developer and admin).
+	ManageWebhooks Permission = iota
+	// Administer: members, the API secret and the merchants of the link
+	// flow (admin).
+	Administer
+)
+
+// Can reports whether the member's role has the permission.
+func (p *Principal) Can(perm Permission) bool {
+	switch perm {
+	case ManageWebhooks:
+		return p.Member.Role == store.RoleAdmin || p.Member.Role == store.RoleDeveloper
+	case Administer:
+		return p.Member.Role == store.RoleAdmin
+	}
+	return false
+}
+
+// Actor is the principal as the audit log names it.
+func (p *Principal) Actor() audit.Actor {
+	return audit.Actor{Name: p.Member.Name, Email: p.Member.Email}
+}
+
+// Entry starts an audit entry for an action of the principal.
+func (p *Principal) Entry(action, targetType string, targetName *string, origin audit.Origin) audit.Entry {
+	return audit.Entry{ClientID: p.Client.ID, Environment: p.Client.Environment, Action: action, Actor: p.Actor(),
+		TargetType: targetType, TargetName: targetName, Origin: origin}
+}
+
+// OperatorActor is the actor of members added with the hitch command.
+var OperatorActor = audit.Actor{Name: "hitch members add (operator)"}
+
+// AddParams describe a new member.
+type AddParams struct {
+	ClientID string
+	Email    string
+	Name     string
+	Role     string
+}
+
+// Add creates a member with a generated password, returned this once. by
+// is the admin adding them, nil for the operator's hitch members add.
+func (s *Service) Add(ctx context.Context, by *Principal, p AddParams, origin audit.Origin) (*store.Member, string, error) {
+	if by != nil && !by.Can(Administer) {
+		return nil, "", ErrForbidden
+	}
+	email, err := NormalizeEmail(p.Email)
+	if err != nil {
+		return nil, "", err
+	}
+	name := strings.TrimSpace(p.Name)
+	if name == "" {
+		name = email
+	}
+	if utf8.RuneCountInString(name) > 100 || !utf8.ValidString(name) {
+		return nil, "", &InvalidError{"name", "must be at most 100 characters"}
+	}
+	if !slices.Contains(Roles, p.Role) {
+		return nil, "", &InvalidError{"role", "must be admin, developer or viewer"}
+	}
+	client, err := s.store.ClientGetByID(ctx, p.ClientID)
+	if err != nil {
+		return nil, "", err
+	}
+	password := NewPassword()
+	now := s.now().UTC()
+	m := &store.Member{ID: uuid.NewString(), ClientID: client.ID, Email: email, Name: name, Role: p.Role,
+		PasswordHash: HashPassword(password), CreatedAt: now, UpdatedAt: now}
+	entry := audit.Entry{ClientID: client.ID, Environment: client.Environment, Action: audit.ActionMemberAdd,
+		Actor: OperatorActor, TargetType: audit.TargetMember, TargetName: &email, Origin: origin}
+	if by != nil {
+		entry = by.Entry(audit.ActionMemberAdd, audit.TargetMember, &email, origin)
+	}
+	err = s.store.InTx(ctx, func(ex store.Executor) error {
+		if _, err := s.audit.Write(ctx, ex, entry); err != nil {
+			return err
+		}
+		return ex.MemberInsert(ctx, m)
+	})
+	if errors.Is(err, store.ErrConflict) {
+		return nil, "", ErrExists
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	return m, password, nil
+}
+
+// NormalizeEmail trims and lower-cases an address and checks its form.
+func NormalizeEmail(s string) (string, error) {
+	s = strings.ToLower(strings.TrimSpace(s))
+	a, err := mail.ParseAddress(s)
+	if err != nil || a.Address != s || len(s) > 254 {
+		return "", &InvalidError{"email", "must be an e-mail address such as ada@example.com"}
+	}
+	return s, nil
+}
+
+// List returns the developer's members, oldest first.
+func (s *Service) List(ctx context.Context, clientID string) ([]*store.Member, error) {
+	return s.store.MemberList(ctx, clientID)
+}
+
+// Remove removes a member (an admin's action). The developer's last admin
+// stays.
+func (s *Service) Remove(ctx context.Context, by *Principal, memberID string, origin audit.Origin) error {
+	return s.change(ctx, by, memberID, audit.ActionMemberRemove, origin, func(ex store.Executor, m *store.Member) error {
+		return ex.MemberDelete(ctx, m.ClientID, m.ID)
+	}, func(m *store.Member) bool { return m.Role == store.RoleAdmin })
+}
+
+// SetRole changes a member's role (an admin's action). The developer's last
+// admin stays an admin.
+func (s *Service) SetRole(ctx context.Context, by *Principal, memberID, role string, origin audit.Origin) error {
+	if !slices.Contains(Roles, role) {
+		return &InvalidError{"role", "must be admin, developer or viewer"}
+	}
+	return s.change(ctx, by, memberID, audit.ActionMemberRoleChange, origin, func(ex store.Executor, m *store.Member) error {
+		return ex.MemberSetRole(ctx, m.ClientID, m.ID, role, s.now().UTC())
+	}, func(m *store.Member) bool { return m.Role == store.RoleAdmin && role != store.RoleAdmin })
+}
+
+// change runs an admin's change to a member: the audit record first, which
+// serialises the developer's recorded actions, then the last-admin rule on
+// what is committed, then the change.
+func (s *Service) change(ctx context.Context, by *Principal, memberID, action string, origin audit.Origin,
+	apply func(store.Executor, *store.Member) error, dropsAdmin func(*store.Member) bool) error {
+	if !by.Can(Administer) {
+		return ErrForbidden
+	}
+	if _, err := uuid.Parse(memberID); err != nil {
+		return ErrNotFound
+	}
+	clientID := by.Client.ID
+	target, err := s.store.MemberGet(ctx, clientID, memberID)
+	if errors.Is(err, store.ErrNotFound) {
+		return ErrNotFound
+	}
+	if err != nil {
+		return err
+	}
+	return s.store.InTx(ctx, func(ex store.Executor) error {
+		if _, err := s.audit.Write(ctx, ex, by.Entry(action, audit.TargetMember, &target.Email, origin)); err != nil {
+			return err
+		}
+		m, err := ex.MemberGet(ctx, clientID, memberID)
+		if errors.Is(err, store.ErrNotFound) {
+			return ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		if dropsAdmin(m) {
+			admins, err := ex.MemberCountAdmins(ctx, clientID)
+			if err != nil {
+				return err
+			}
+			if admins <= 1 {
+				return ErrLastAdmin
+			}
+		}
+		return apply(ex, m)
+	})
+}
+
+// SignedIn is a new sign-in: the cookie value, shown to the browser only.
+type SignedIn struct {
+	Token     string
+	Principal *Principal
+}
+
+// SignIn checks an e-mail and password. A wrong password counts towards
+// the lockout; a locked member is refused whatever the password. Every
+// attempt on a member's e-mail is audited, success or failure; attempts
+// on unknown e-mails have no developer to be recorded for (docs/audit.md).
+// Unknown e-mails still cost a password hash, so timing does not tell
+// members apart.
+func (s *Service) SignIn(ctx context.Context, email, password string, origin audit.Origin) (*SignedIn, error) {
+	email = strings.ToLower(strings.TrimSpace(email))
+	if len(email) > 254 || len(password) > 1024 {
+		_, _ = CheckPassword(s.dummyHash(), password)
+		return nil, ErrInvalidCredentials
+	}
+	m, err := s.store.MemberGetByEmail(ctx, email)
+	if errors.Is(err, store.ErrNotFound) {
+		_, _ = CheckPassword(s.dummyHash(), password)
+		return nil, ErrInvalidCredentials
+	}
+	if err != nil {
+		return nil, err
+	}
+	ok, err := CheckPassword(m.PasswordHash, password)
+	if err != nil {
+		return nil, err
+	}
+	client, err := s.store.ClientGetByID(ctx, m.ClientID)
+	if err != nil {
+		return nil, err
+	}
+	now := s.now().UTC()
+	locked := m.LockedUntil != nil && now.Before(*m.LockedUntil)
+	p := &Principal{Member: m, Client: client}
+	if locked || !ok {
+		err := s.store.InTx(ctx, func(ex store.Executor) error {
+			entry := p.Entry(audit.ActionSignIn, audit.TargetSession, nil, origin)
+			entry.Outcome = audit.OutcomeFailure
+			if _, err := s.audit.Write(ctx, ex, entry); err != nil {
+				return err
+			}
+			if locked { // failures while locked do not lengthen the lock
+				return nil
+			}
+			_, err := ex.MemberRecordFailure(ctx, m.ClientID, m.ID, s.cfg.MaxFailures, now.Add(s.cfg.Lockout), now)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		return nil, ErrInvalidCredentials
+	}
+	token := newToken()
+	sess := &store.DashboardSession{ID: uuid.NewString(), ClientID: m.ClientID, MemberID: m.ID, TokenHash: tokenHash(token),
+		CreatedAt: now, LastSeenAt: now, ExpiresAt: now.Add(s.cfg.SessionLifetime)}
+	err = s.store.InTx(ctx, func(ex store.Executor) error {
+		if _, err := s.audit.Write(ctx, ex, p.Entry(audit.ActionSignIn, audit.TargetSession, nil, origin)); err != nil {
+			return err
+		}
+		// Ended sign-ins are deleted when used; the others go here, rarely
+		// enough for a scan of a small table.
+		if _, err := ex.DashboardSessionDeleteExpired(ctx, now, now.Add(-s.cfg.IdleTimeout)); err != nil {
+			return err
+		}
+		if m.FailedAttempts > 0 || m.LockedUntil != nil {
+			if err := ex.MemberResetFailures(ctx, m.ClientID, m.ID, now); err != nil {
+				return err
+			}
+		}
+		return ex.DashboardSessionInsert(ctx, sess)
+	})
+	if err != nil {
+		return nil, err
+	}
+	p.Session, p.Token = sess, token
+	return &SignedIn{Token: token, Principal: p}, nil
+}
+
+// Authenticate returns the principal of a sign-in's cookie value. An idle
+// or too old sign-in is ended and ErrSessionEnded returned.
+func (s *Service) Authenticate(ctx context.Context, token string) (*Principal, error) {
+	if token == "" || len(token) > 128 {
+		return nil, ErrSessionEnded
+	}
+	sess, m, err := s.store.DashboardSessionGetByTokenHash(ctx, tokenHash(token))
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, ErrSessionEnded
+	}
+	if err != nil {
+		return nil, err
+	}
+	now := s.now().UTC()
+	if !now.Before(sess.ExpiresAt) || now.Sub(sess.LastSeenAt) >= s.cfg.IdleTimeout {
+		if err := s.store.DashboardSessionDelete(ctx, sess.ClientID, sess.ID); err != nil && !errors.Is(err, store.ErrNotFound) {
+			return nil, err
+		}
+		return nil, ErrSessionEnded
+	}
+	if now.Sub(sess.LastSeenAt) >= touchEvery {
+		if err := s.store.DashboardSessionTouch(ctx, sess.ClientID, sess.ID, now); err != nil && !errors.Is(err, store.ErrNotFound) {
+			return nil, err
+		}
+		sess.LastSeenAt = now
+	}
+	client, err := s.store.ClientGetByID(ctx, sess.ClientID)
+	if err != nil {
+		return nil, err
+	}
+	return &Principal{Session: sess, Member: m, Client: client, Token: token}, nil
+}
+
+// SignOut ends the principal's sign-in.
+func (s *Service) SignOut(ctx context.Context, p *Principal, origin audit.Origin) error {
+	return s.store.InTx(ctx, func(ex store.Executor) error {
+		if _, err := s.audit.Write(ctx, ex, p.Entry(audit.ActionSignOut, audit.TargetSession, nil, origin)); err != nil {
+			return err
+		}
+		err := ex.DashboardSessionDelete(ctx, p.Client.ID, p.Session.ID)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil
+		}
+		return err
+	})
+}
+
+// SessionLifetime is how long a sign-in lasts at most (its cookie's
+// Max-Age).
+func (s *Service) SessionLifetime() time.Duration { return s.cfg.SessionLifetime }
+
+func newToken() string {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		panic("member: crypto/rand failed: " + err.Error())
+	}
+	return "hds_" + base64.RawURLEncoding.EncodeToString(b)
+}
+
+func tokenHash(token string) []byte {
+	h := sha256.Sum256([]byte(token))
+	return h[:]
+}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -16,6 +17,7 @@ import (
 	"github.com/hitchdev/hitch"
 	"github.com/hitchdev/hitch/internal/account"
 	"github.com/hitchdev/hitch/internal/api"
+	"github.com/hitchdev/hitch/internal/audit"
 	"github.com/hitchdev/hitch/internal/card"
 	"github.com/hitchdev/hitch/internal/config"
 	"github.com/hitchdev/hitch/internal/connector"
@@ -23,6 +25,7 @@ import (
 	"github.com/hitchdev/hitch/internal/developer"
 	"github.com/hitchdev/hitch/internal/event"
 	"github.com/hitchdev/hitch/internal/link"
+	"github.com/hitchdev/hitch/internal/member"
 	"github.com/hitchdev/hitch/internal/merchant"
 	"github.com/hitchdev/hitch/internal/queue"
 	"github.com/hitchdev/hitch/internal/seal"
@@ -55,6 +58,8 @@ type app struct {
 	simulator  *simulate.Connector
 	connectors *connector.Service
 	links      *link.Service
+	audit      *audit.Log
+	members    *member.Service
 	pages      *web.Handler
 	metrics    *prometheus.Registry
 	now        func() time.Time
@@ -194,9 +199,13 @@ func newApp(ctx context.Context, cfg *config.Config, logOut io.Writer) (*app, er
 		authenticator = link.TestLogins{}
 	}
 	a.links = link.NewService(link.Config{Environment: cfg.Env, Sessions: a.sessions, Developers: a.developers,
-		Accounts: a.accounts, Cards: a.cards, Simulator: a.simulator, Catalog: catalog, Box: box,
+		Accounts: a.accounts, Cards: a.cards, Simulator: a.simulator, Catalog: catalog, Store: st, Box: box,
 		Authenticator: authenticator, Now: now})
-	pages := web.Config{Environment: cfg.Env, Catalog: catalog, Logger: a.log}
+	a.audit = audit.NewLog(now)
+	a.members = member.NewService(st, a.audit, now, member.Config{})
+	pages := web.Config{Environment: cfg.Env, Catalog: catalog, Logger: a.log, Dashboard: &web.Dashboard{
+		Members: a.members, Audit: a.audit, Store: st, Developers: a.developers, Webhooks: a.webhooks, Links: a.links,
+		SecureCookies: strings.HasPrefix(cfg.PublicURL, "https://"), SecretGrace: cfg.SecretGrace}}
 	if cfg.Env == config.Development {
 		pages.Demo = &web.Demo{Sessions: a.sessions, Developers: a.developers, ClientID: cfg.DevClientID}
 	}

@@ -182,7 +182,7 @@ func TestBrowserLinkFlow(t *testing.T) {
 func browserScripts(t *testing.T) (node, dir string) {
 	t.Helper()
 	files := map[string][]byte{}
-	for _, name := range []string{"package.json", "package-lock.json", "flow.mjs"} {
+	for _, name := range []string{"package.json", "package-lock.json", "flow.mjs", "dashboard.mjs"} {
 		b, err := os.ReadFile(filepath.Join("testdata", "browser", name))
 		if err != nil {
 			t.Fatal(err)
@@ -273,4 +273,172 @@ func (h *hookRecorder) wait(t *testing.T, typ, externalUserID string) *hookEvent
 	}
 	t.Errorf("no %s webhook for %s", typ, externalUserID)
 	return nil
+}
+
+// TestBrowserDashboard runs a real Hitch and drives headless Chromium
+// through the team dashboard at desktop and phone width (dashboard.mjs):
+// sign-in (a wrong password first), revealing and rotating the API secret,
+// every page, hiding and showing a merchant, sign-out. It then checks, with
+// the rotated secret, that GET /audit_logs returns the records of exactly
+// what was done, and that the audit chain verifies.
+func TestBrowserDashboard(t *testing.T) {
+	if _, err := os.Stat(chromiumPath); err != nil {
+		msg := "browser test: " + chromiumPath + " is missing (apt-get install chromium)"
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg + "; required when CI=true")
+		}
+		t.Skip(msg)
+	}
+	node, scripts := browserScripts(t)
+	t.Parallel()
+	artifacts := browserArtifacts(t, "dashboard-")
+
+	const clientID = "browser_dash_01"
+	env := []string{
+		"HITCH_DATA_DIR=" + t.TempDir(),
+		"HITCH_LOG_FORMAT=json",
+		"HITCH_DEV_CLIENT_ID=" + clientID,
+		"HITCH_DEV_SECRET=" + deliveryDevSecret,
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	logs := &lockedBuffer{}
+	done := make(chan int, 1)
+	go func() { done <- run(ctx, []string{"--addr", "127.0.0.1:0"}, env, logs, logs) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			t.Error("serve did not stop")
+		}
+	})
+	base := "http://" + waitFor(t, logs, regexp.MustCompile(`"msg":"hitch listening".*?"addr":"([^"]+)"`))
+	api := newHitchAPI(clientID)
+
+	// Something to look at: an endpoint, a test event, a user with a
+	// linked account and its transactions.
+	receiver := httptest.NewServer(&hookRecorder{})
+	t.Cleanup(receiver.Close)
+	api.createEndpoint(t, base, receiver.URL)
+	if status, err := api.call(base, "POST", "/development/webhooks/test", nil, nil); err != nil || status != http.StatusOK {
+		t.Fatalf("test event: %d %v", status, err)
+	}
+	userID := fmt.Sprintf("dash-user-%d", time.Now().UnixNano())
+	if status, err := api.call(base, "POST", "/development/accounts/link", map[string]any{"external_user_id": userID,
+		"merchant_id": 4, "transactions": map[string]bool{"new": true}}, nil); err != nil || status != http.StatusOK {
+		t.Fatalf("link: %d %v", status, err)
+	}
+	code, out, stderr := cli(t, env, "members", "add", "--client-id", clientID, "--email", "ada@example.com", "--role", "admin",
+		"--name", "Ada Lovelace", "--json")
+	var member struct {
+		Password string `json:"password"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &member) != nil {
+		t.Fatalf("members add: %d %s %s", code, out, stderr)
+	}
+
+	cmd := exec.Command(node, "dashboard.mjs")
+	cmd.Dir = scripts
+	cmd.Env = append(os.Environ(), "HITCH_URL="+base, "OUT_DIR="+artifacts, "EMAIL=ada@example.com", "PASSWORD="+member.Password,
+		"USER_ID="+userID, "CHROMIUM="+chromiumPath)
+	var stdout, stderrBuf bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderrBuf
+	timer := time.AfterFunc(4*time.Minute, func() { _ = cmd.Process.Kill() })
+	err := cmd.Run()
+	timer.Stop()
+	if err != nil {
+		t.Fatalf("browser script: %v\nstdout:\n%s\nstderr:\n%s\nhitch logs:\n%s", err, &stdout, &stderrBuf, lastLines(logs.String(), 30))
+	}
+	type result struct {
+		Viewport string `json:"viewport"`
+		Revealed string `json:"revealed"`
+		Rotated  string `json:"rotated"`
+	}
+	var results []result
+	sc := bufio.NewScanner(&stdout)
+	for sc.Scan() {
+		var r result
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatalf("browser script printed %q: %v", sc.Text(), err)
+		}
+		results = append(results, r)
+	}
+	if len(results) != 2 {
+		t.Fatalf("%d results, want 2: %s", len(results), stdout.String())
+	}
+	// The desktop run reveals the secret Hitch started with and rotates it;
+	// the phone run reveals that rotated secret.
+	if results[0].Revealed != deliveryDevSecret || results[1].Revealed != results[0].Rotated || results[1].Rotated == results[0].Rotated {
+		t.Fatalf("secrets: %+v", results)
+	}
+
+	// The audit log, read with the newest secret.
+	api.secret = results[1].Rotated
+	var recs []struct {
+		Event struct {
+			Action  string `json:"action"`
+			Outcome struct {
+				Status string `json:"status"`
+			} `json:"outcome"`
+		} `json:"event"`
+		Actor struct {
+			Email string `json:"email"`
+		} `json:"actor"`
+		Context struct {
+			UserAgent string `json:"user_agent"`
+		} `json:"context"`
+	}
+	var page struct {
+		Data       json.RawMessage `json:"data"`
+		NextCursor *string         `json:"next_cursor"`
+	}
+	if status, err := api.call(base, "GET", "/audit_logs", nil, &page); err != nil || status != http.StatusOK || page.NextCursor != nil {
+		t.Fatalf("GET /audit_logs: %d %v", status, err)
+	}
+	if err := json.Unmarshal(page.Data, &recs); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for i := len(recs) - 1; i >= 0; i-- {
+		r := recs[i]
+		got = append(got, r.Event.Action+":"+r.Event.Outcome.Status)
+		if r.Event.Action != "member.add" && (r.Actor.Email != "ada@example.com" || !strings.HasPrefix(r.Context.UserAgent, "hitch-browser-test")) {
+			t.Errorf("%s by %q with %q", r.Event.Action, r.Actor.Email, r.Context.UserAgent)
+		}
+	}
+	perViewport := []string{"signin:failure", "signin:success", "secret.view:success", "secret.rotate:success",
+		"user.view:success", "merchant.hide:success", "merchant.show:success", "signout:success"}
+	want := append(append([]string{"member.add:success"}, perViewport...), perViewport...)
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("audit log\n%v, want\n%v", got, want)
+	}
+	if code, out, stderr := cli(t, env, "audit", "verify", "--client-id", clientID); code != 0 || !strings.Contains(out, "17 records") {
+		t.Fatalf("audit verify: %d %q %q", code, out, stderr)
+	}
+	if strings.Contains(logs.String(), member.Password) || strings.Contains(logs.String(), results[0].Rotated) {
+		t.Error("the logs contain a password or a secret")
+	}
+	shots, _ := filepath.Glob(filepath.Join(artifacts, "dashboard-*.png"))
+	if len(shots) != 22 {
+		t.Errorf("%d screenshots in %s, want 22", len(shots), artifacts)
+	}
+}
+
+// browserArtifacts is the folder a browser test saves screenshots to:
+// under HITCH_TEST_ARTIFACTS, or a kept temporary folder named in the log.
+func browserArtifacts(t *testing.T, prefix string) string {
+	t.Helper()
+	root := os.Getenv("HITCH_TEST_ARTIFACTS")
+	if root == "" {
+		var err error
+		if root, err = os.MkdirTemp("", "hitch-browser-"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir := filepath.Join(root, prefix+"browser-"+time.Now().UTC().Format("20060102T150405"))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshots: %s", dir)
+	return dir
 }

@@ -10,6 +10,10 @@
 //	hitch connectors revoke --id ID  revoke a connector
 //	hitch keys rotate                make a new JWE key the current one
 //	hitch keys list                  list JWE keys
+//	hitch members add --client-id ID --email E --role R
+//	                                 add a dashboard member (password shown once)
+//	hitch audit verify [--client-id ID]
+//	                                 check the audit log's hash chains
 //
 // Every command takes the same configuration flags and HITCH_* variables.
 package main
@@ -70,6 +74,8 @@ var commands = []command{
 	{"connectors revoke", "revoke a connector's credentials: --id ID", connectorsRevokeFlags},
 	{"keys rotate", "make a new JWE key the current one; the others decrypt for --grace [--bits N] [--json]", keysRotateFlags},
 	{"keys list", "list JWE keys [--json]", keysListFlags},
+	{"members add", "add a dashboard member, printing its password once: --client-id ID --email E --role admin|developer|viewer [--name N] [--json]", membersAddFlags},
+	{"audit verify", "check the audit log's hash chains: [--client-id ID]; exits 1 naming the first broken record", auditVerifyFlags},
 }
 
 // run parses args and runs one command, returning the exit code.

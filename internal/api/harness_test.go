@@ -21,12 +21,14 @@ import (
 	"github.com/hitchdev/hitch/internal/account"
 	"github.com/hitchdev/hitch/internal/api"
 	"github.com/hitchdev/hitch/internal/api/apitest"
+	"github.com/hitchdev/hitch/internal/audit"
 	"github.com/hitchdev/hitch/internal/card"
 	"github.com/hitchdev/hitch/internal/connector"
 	"github.com/hitchdev/hitch/internal/detection"
 	"github.com/hitchdev/hitch/internal/developer"
 	"github.com/hitchdev/hitch/internal/event"
 	"github.com/hitchdev/hitch/internal/link"
+	"github.com/hitchdev/hitch/internal/member"
 	"github.com/hitchdev/hitch/internal/merchant"
 	"github.com/hitchdev/hitch/internal/queue"
 	"github.com/hitchdev/hitch/internal/seal"
@@ -93,6 +95,9 @@ type harness struct {
 	cards        *card.Service
 	detections   *detection.Service
 	keys         *card.Keys
+	links        *link.Service
+	audit        *audit.Log
+	members      *member.Service
 }
 
 type harnessOptions struct {
@@ -194,9 +199,14 @@ func newHarness(t *testing.T, st store.Store, opts ...func(*harnessOptions)) *ha
 		authenticator = link.TestLogins{}
 	}
 	links := link.NewService(link.Config{Environment: o.env, Sessions: sessions, Developers: h.developers,
-		Accounts: accounts, Cards: h.cards, Simulator: simulator, Catalog: catalog, Box: box,
+		Accounts: accounts, Cards: h.cards, Simulator: simulator, Catalog: catalog, Store: st, Box: box,
 		Authenticator: authenticator, Now: clk.Now})
-	pagesConfig := web.Config{Environment: o.env, Catalog: catalog, Logger: logger}
+	h.links = links
+	h.audit = audit.NewLog(clk.Now)
+	h.members = member.NewService(st, h.audit, clk.Now, member.Config{})
+	pagesConfig := web.Config{Environment: o.env, Catalog: catalog, Logger: logger, Dashboard: &web.Dashboard{
+		Members: h.members, Audit: h.audit, Store: st, Developers: h.developers, Webhooks: h.webhooks, Links: links,
+		SecretGrace: time.Hour}}
 	if o.env == "development" {
 		pagesConfig.Demo = &web.Demo{Sessions: sessions, Developers: h.developers}
 	}

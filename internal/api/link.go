@@ -112,7 +112,10 @@ func (s *Server) linkSession(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	merchants := s.Links.Merchants(sess, "")
+	merchants, err := s.Links.Merchants(r.Context(), sess, "")
+	if err != nil {
+		return err
+	}
 	ids := make([]int64, len(merchants))
 	for i, m := range merchants {
 		ids[i] = m.ID
@@ -156,7 +159,10 @@ func (s *Server) linkMerchants(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	merchants := s.Links.Merchants(sess, search)
+	merchants, err := s.Links.Merchants(r.Context(), sess, search)
+	if err != nil {
+		return err
+	}
 	out := linkMerchantsResponse{MerchantIDs: make([]int64, len(merchants))}
 	for i, m := range merchants {
 		out.MerchantIDs[i] = m.ID

@@ -51,6 +51,10 @@ func (s *Server) routes() {
 	m.Handle("POST /webhooks/events/{id}/resend", s.authed(s.resendEvent))
 	m.Handle("POST /webhooks/replay", s.authed(s.replayEvents))
 
+	// The audit log of the developer's dashboard (SPEC.md addresses it on
+	// production; it is served in both environments).
+	m.Handle("GET /audit_logs", s.authed(s.listAuditLogs))
+
 	// Connector ingestion: merchant connectors feed observed transactions
 	// and subscriptions with their own credentials, in both environments.
 	m.Handle("POST /internal/ingest/transactions", s.connectorAuthed(s.ingestTransactions))

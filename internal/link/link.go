@@ -26,6 +26,7 @@ import (
 	"github.com/hitchdev/hitch/internal/seal"
 	"github.com/hitchdev/hitch/internal/session"
 	"github.com/hitchdev/hitch/internal/simulate"
+	"github.com/hitchdev/hitch/internal/store"
 	"github.com/hitchdev/hitch/internal/transaction"
 )
 
@@ -70,6 +71,8 @@ type Config struct {
 	// Simulator generates the transactions of a development link.
 	Simulator *simulate.Connector
 	Catalog   *merchant.Catalog
+	// Store keeps the merchants each developer hides from the flow.
+	Store store.Store
 	// Box seals the challenges handed to the browser between login steps.
 	Box *seal.Box
 	// Authenticator completes logins: TestLogins in development, a
@@ -199,9 +202,52 @@ func (s *Service) Open(ctx context.Context, clientID, value string) (*Session, e
 }
 
 // Merchants lists the merchants the session can link whose name or an alias
-// matches search, ordered by name (merchant.Catalog.List's rules).
-func (s *Service) Merchants(sess *Session, search string) []*merchant.Merchant {
-	return s.cfg.Catalog.List(sess.Product, search)
+// matches search, ordered by name (merchant.Catalog.List's rules), without
+// those the developer hides.
+func (s *Service) Merchants(ctx context.Context, sess *Session, search string) ([]*merchant.Merchant, error) {
+	hidden, err := s.Hidden(ctx, sess.ClientID)
+	if err != nil {
+		return nil, err
+	}
+	all := s.cfg.Catalog.List(sess.Product, search)
+	out := make([]*merchant.Merchant, 0, len(all))
+	for _, m := range all {
+		if !hidden[m.ID] {
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}
+
+// Hidden returns the ids of the merchants the developer hides from its
+// users in the flow.
+func (s *Service) Hidden(ctx context.Context, clientID string) (map[int64]bool, error) {
+	return s.cfg.Store.MerchantHiddenList(ctx, clientID)
+}
+
+// SetHidden hides a catalog merchant from the developer's flow, or shows it
+// again; also runs in the same transaction (the dashboard's audit record).
+func (s *Service) SetHidden(ctx context.Context, clientID string, merchantID int64, hidden bool, also ...func(store.Executor) error) error {
+	if _, ok := s.cfg.Catalog.Get(merchantID); !ok {
+		return account.ErrUnknownMerchant
+	}
+	return s.cfg.Store.InTx(ctx, func(ex store.Executor) error {
+		var err error
+		if hidden {
+			err = ex.MerchantHide(ctx, clientID, merchantID, s.cfg.Now().UTC())
+		} else {
+			err = ex.MerchantShow(ctx, clientID, merchantID)
+		}
+		if err != nil {
+			return err
+		}
+		for _, fn := range also {
+			if err := fn(ex); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // Status is where a login stands.
@@ -303,7 +349,7 @@ type Result struct {
 // Login logs the session's user in at a merchant and, on success, links the
 // account.
 func (s *Service) Login(ctx context.Context, p LoginParams) (*Result, error) {
-	m, err := s.merchantFor(p.Session, p.MerchantID)
+	m, err := s.merchantFor(ctx, p.Session, p.MerchantID)
 	if err != nil {
 		return nil, err
 	}
@@ -320,7 +366,7 @@ func (s *Service) Answer(ctx context.Context, p AnswerParams) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := s.merchantFor(p.Session, c.MerchantID)
+	m, err := s.merchantFor(ctx, p.Session, c.MerchantID)
 	if err != nil {
 		return nil, err
 	}
@@ -384,10 +430,18 @@ func (s *Service) advance(ctx context.Context, sess *Session, m *merchant.Mercha
 	return res, nil
 }
 
-// merchantFor returns a merchant that the session can link.
-func (s *Service) merchantFor(sess *Session, id int64) (*merchant.Merchant, error) {
+// merchantFor returns a merchant that the session can link. A merchant the
+// developer hides is as unknown as one outside the catalog.
+func (s *Service) merchantFor(ctx context.Context, sess *Session, id int64) (*merchant.Merchant, error) {
 	m, ok := s.cfg.Catalog.Get(id)
 	if !ok {
+		return nil, account.ErrUnknownMerchant
+	}
+	hidden, err := s.Hidden(ctx, sess.ClientID)
+	if err != nil {
+		return nil, err
+	}
+	if hidden[id] {
 		return nil, account.ErrUnknownMerchant
 	}
 	if !m.Supports(sess.Product) {

@@ -51,8 +51,11 @@ type Config struct {
 	Catalog     *merchant.Catalog
 	// Demo creates the sessions of the /demo page; nil (always in
 	// production) leaves /demo unrouted.
-	Demo   *Demo
-	Logger *slog.Logger
+	Demo *Demo
+	// Dashboard builds the team dashboard at /dashboard; nil leaves it
+	// unrouted.
+	Dashboard *Dashboard
+	Logger    *slog.Logger
 }
 
 // Handler serves the pages. Its patterns (Routes) are mounted on the API's
@@ -109,6 +112,11 @@ func New(cfg Config) (*Handler, error) {
 		h.handle("GET /demo", h.demo)
 		h.handle("POST /demo/session", h.demoSession)
 	}
+	if cfg.Dashboard != nil {
+		if err := h.mountDashboard(&h.cfg); err != nil {
+			return nil, err
+		}
+	}
 	return h, nil
 }
 
@@ -135,8 +143,12 @@ func (h *Handler) assetURL(name string) (string, error) {
 }
 
 func (h *Handler) render(name string, data any) ([]byte, error) {
+	return renderTemplate(h.templates, name, data)
+}
+
+func renderTemplate(t *template.Template, name string, data any) ([]byte, error) {
 	var buf bytes.Buffer
-	if err := h.templates.ExecuteTemplate(&buf, name, data); err != nil {
+	if err := t.ExecuteTemplate(&buf, name, data); err != nil {
 		return nil, fmt.Errorf("web: render %s: %w", name, err)
 	}
 	return buf.Bytes(), nil

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/hitchdev/hitch/internal/audit"
+	"github.com/hitchdev/hitch/internal/config"
+	"github.com/hitchdev/hitch/internal/member"
+	"github.com/hitchdev/hitch/internal/store/storetest"
+)
+
+// hitch members add creates the first admin with a password shown once;
+// hitch audit verify checks every chain and names the first broken record.
+func TestMembersAndAuditCommands(t *testing.T) {
+	t.Parallel()
+	for name, env := range databases(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			code, out, stderr := cli(t, env, "clients", "create", "--name", "Acme", "--json")
+			if code != 0 {
+				t.Fatalf("create: %d %s", code, stderr)
+			}
+			var creds struct {
+				ClientID string `json:"client_id"`
+			}
+			if err := json.Unmarshal([]byte(out), &creds); err != nil {
+				t.Fatal(err)
+			}
+			code, out, stderr = cli(t, env, "members", "add", "--client-id", creds.ClientID, "--email", "Ada@Example.com",
+				"--role", "admin", "--name", "Ada Lovelace")
+			if code != 0 {
+				t.Fatalf("members add: %d %s", code, stderr)
+			}
+			m := regexp.MustCompile(`(?m)^password: (\S{27})$`).FindStringSubmatch(out)
+			if m == nil || !strings.Contains(out, "email:    ada@example.com") || !strings.Contains(out, "shown only now") {
+				t.Fatalf("members add printed %q", out)
+			}
+			code, out, _ = cli(t, env, "members", "add", "--client-id", creds.ClientID, "--email", "bob@example.com", "--role", "viewer", "--json")
+			var bob map[string]string
+			if code != 0 || json.Unmarshal([]byte(out), &bob) != nil || bob["role"] != "viewer" || len(bob["password"]) != 27 {
+				t.Fatalf("members add --json: %d %q", code, out)
+			}
+			for _, c := range []struct {
+				args []string
+				want string
+			}{
+				{[]string{"--client-id", creds.ClientID, "--email", "ada@example.com", "--role", "admin"}, "a member already"},
+				{[]string{"--client-id", "nope-nope", "--email", "c@example.com", "--role", "admin"}, "no client"},
+				{[]string{"--client-id", creds.ClientID, "--email", "not an address", "--role", "admin"}, "--email"},
+				{[]string{"--client-id", creds.ClientID, "--email", "c@example.com", "--role", "owner"}, "--role"},
+				{[]string{"--client-id", creds.ClientID, "--email", "c@example.com"}, "required"},
+			} {
+				if code, _, stderr := cli(t, env, append([]string{"members", "add"}, c.args...)...); code != 1 || !strings.Contains(stderr, c.want) {
+					t.Errorf("members add %v: %d %q, want %q", c.args, code, stderr, c.want)
+				}
+			}
+			// The password signs in.
+			cfg, err := config.NewFlagSet("test", lookupIn(env)).Parse(nil, env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, err := newApp(context.Background(), cfg, &lockedBuffer{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer a.Close()
+			if _, err := a.members.SignIn(context.Background(), "ada@example.com", m[1], auditOrigin); err != nil {
+				t.Fatalf("sign in with the printed password: %v", err)
+			}
+			if _, err := a.members.SignIn(context.Background(), "ada@example.com", "nope", auditOrigin); err != member.ErrInvalidCredentials {
+				t.Fatalf("wrong password: %v", err)
+			}
+
+			code, out, stderr = cli(t, env, "audit", "verify")
+			if code != 0 || !regexp.MustCompile(creds.ClientID+`\t4 records\tok\thead [0-9a-f]{64}\n`).MatchString(out) {
+				t.Fatalf("verify: %d %q %q", code, out, stderr)
+			}
+			if code, _, stderr := cli(t, env, "audit", "verify", "--client-id", "nope-nope"); code != 1 || !strings.Contains(stderr, "no client") {
+				t.Fatalf("verify unknown: %d %q", code, stderr)
+			}
+			// Someone with database access rewrites who signed in.
+			storetest.ExecRaw(t, a.store, `UPDATE audit_records SET actor_email = 'eve@example.com' WHERE client_id = $1 AND seq = 3`, creds.ClientID)
+			code, _, stderr = cli(t, env, "audit", "verify", "--client-id", creds.ClientID)
+			if code != 1 || !strings.Contains(stderr, "broken at record 3") || !strings.Contains(stderr, creds.ClientID) {
+				t.Fatalf("verify a tampered chain: %d %q", code, stderr)
+			}
+			if code, _, stderr := cli(t, env, "audit", "verify"); code != 1 || !strings.Contains(stderr, "broken at record 3") {
+				t.Fatalf("verify all: %d %q", code, stderr)
+			}
+		})
+	}
+}
+
+var auditOrigin = audit.Origin{IP: "127.0.0.1", UserAgent: "test"}

@@ -1,0 +1,390 @@
+package web
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"embed"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"html/template"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/hitchdev/hitch/internal/account"
+	"github.com/hitchdev/hitch/internal/audit"
+	"github.com/hitchdev/hitch/internal/developer"
+	"github.com/hitchdev/hitch/internal/link"
+	"github.com/hitchdev/hitch/internal/member"
+	"github.com/hitchdev/hitch/internal/store"
+	"github.com/hitchdev/hitch/internal/webhook"
+)
+
+//go:embed templates/dashboard/*.html
+var dashboardFS embed.FS
+
+// The dashboard has no script at all; its forms post to itself only.
+const cspDashboard = "default-src 'none'; script-src 'none'; style-src 'self'; img-src 'self'; " +
+	"form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+
+// Dashboard is what the dashboard at /dashboard is built from.
+type Dashboard struct {
+	Members    *member.Service
+	Audit      *audit.Log
+	Store      store.Store
+	Developers *developer.Service
+	Webhooks   *webhook.Service
+	Links      *link.Service
+	// SecureCookies marks the cookies Secure and gives them the __Host-
+	// prefix: set when the public URL is https.
+	SecureCookies bool
+	// SecretGrace is how long a rotated-out API secret keeps working.
+	SecretGrace time.Duration
+}
+
+// dashboard serves the pages of /dashboard.
+type dashboard struct {
+	Dashboard
+	cfg   *Config
+	log   *slog.Logger
+	pages map[string]*template.Template
+	asset func(string) (string, error)
+	// origin refuses cross-origin form posts (Sec-Fetch-Site, Origin):
+	// the first CSRF defence; the token tied to the sign-in is the second.
+	origin *http.CrossOriginProtection
+}
+
+// Cookie names: with the __Host- prefix when Secure, which browsers then
+// refuse to let any other path or subdomain set.
+func (d *dashboard) cookieName(base string) string {
+	if d.SecureCookies {
+		return "__Host-" + base
+	}
+	return base
+}
+
+const (
+	sessionCookie = "hitch_dashboard"
+	signinCookie  = "hitch_signin"
+	signinPath    = "/dashboard/signin"
+)
+
+var dashboardPages = []string{"signin", "overview", "credentials", "members", "webhooks", "event", "users", "user",
+	"merchants", "error"}
+
+func (h *Handler) mountDashboard(cfg *Config) error {
+	d := &dashboard{Dashboard: *cfg.Dashboard, cfg: cfg, log: cfg.Logger, pages: map[string]*template.Template{},
+		asset: h.assetURL, origin: http.NewCrossOriginProtection()}
+	d.origin.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		d.renderError(w, r, nil, http.StatusForbidden, "This form was sent from another site and was refused.")
+	}))
+	funcs := template.FuncMap{"asset": h.assetURL, "shortTime": shortTime, "can": can}
+	base, err := template.New("").Funcs(funcs).ParseFS(dashboardFS, "templates/dashboard/layout.html")
+	if err != nil {
+		return fmt.Errorf("web: dashboard layout: %w", err)
+	}
+	for _, name := range dashboardPages {
+		t, err := template.Must(base.Clone()).ParseFS(dashboardFS, "templates/dashboard/"+name+".html")
+		if err != nil {
+			return fmt.Errorf("web: dashboard page %s: %w", name, err)
+		}
+		d.pages[name] = t
+	}
+	handle := func(pattern string, fn http.HandlerFunc) {
+		h.handle(pattern, func(w http.ResponseWriter, r *http.Request) { d.origin.Handler(fn).ServeHTTP(w, r) })
+	}
+	handle("GET /dashboard", d.authed(d.overview))
+	handle("GET /dashboard/signin", d.signinPage)
+	handle("POST /dashboard/signin", d.signin)
+	handle("POST /dashboard/signout", d.authed(d.signout))
+	handle("GET /dashboard/credentials", d.authed(d.credentials))
+	handle("POST /dashboard/credentials/reveal", d.authed(d.revealSecret))
+	handle("POST /dashboard/credentials/rotate", d.authed(d.rotateSecret))
+	handle("GET /dashboard/members", d.authed(d.members))
+	handle("POST /dashboard/members", d.authed(d.addMember))
+	handle("POST /dashboard/members/{id}/role", d.authed(d.setRole))
+	handle("POST /dashboard/members/{id}/remove", d.authed(d.removeMember))
+	handle("GET /dashboard/webhooks", d.authed(d.webhooks))
+	handle("POST /dashboard/webhooks", d.authed(d.addEndpoint))
+	handle("POST /dashboard/webhooks/test", d.authed(d.testWebhook))
+	handle("POST /dashboard/webhooks/{id}/remove", d.authed(d.removeEndpoint))
+	handle("POST /dashboard/webhooks/{id}/rotate", d.authed(d.rotateEndpoint))
+	handle("GET /dashboard/webhooks/events/{id}", d.authed(d.eventPage))
+	handle("POST /dashboard/webhooks/events/{id}/resend", d.authed(d.resendEvent))
+	handle("GET /dashboard/users", d.authed(d.users))
+	handle("GET /dashboard/user", d.authed(d.user))
+	handle("GET /dashboard/merchants", d.authed(d.merchants))
+	handle("POST /dashboard/merchants/{id}/hide", d.authed(d.hideMerchant))
+	handle("POST /dashboard/merchants/{id}/show", d.authed(d.showMerchant))
+	return nil
+}
+
+func can(p *member.Principal, what string) bool {
+	switch what {
+	case "webhooks":
+		return p.Can(member.ManageWebhooks)
+	case "admin":
+		return p.Can(member.Administer)
+	}
+	return false
+}
+
+func shortTime(t any) string {
+	switch v := t.(type) {
+	case time.Time:
+		return v.UTC().Format("2006-01-02 15:04:05 UTC")
+	case *time.Time:
+		if v == nil {
+			return ""
+		}
+		return v.UTC().Format("2006-01-02 15:04:05 UTC")
+	}
+	return ""
+}
+
+// view is what every dashboard page renders.
+type view struct {
+	Title  string
+	Active string
+	P      *member.Principal
+	CSRF   string
+	Notice string
+	Error  string
+	// Shown is a value shown this once (a new password or secret).
+	Shown *shown
+	Data  any
+}
+
+type shown struct {
+	Label string
+	Value string
+	Note  string
+}
+
+// action is a dashboard handler. It returns an error to show instead of the
+// page; pageError carries a status and a message fit for the member.
+type action func(w http.ResponseWriter, r *http.Request, p *member.Principal) error
+
+type pageError struct {
+	status  int
+	message string
+}
+
+func (e *pageError) Error() string { return e.message }
+
+func forbidden() error {
+	return &pageError{http.StatusForbidden, "Your role does not allow this. Ask an admin of your team."}
+}
+
+// authed runs an action for a signed-in member; a form post must also
+// carry the sign-in's CSRF token.
+func (d *dashboard) authed(fn action) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		var p *member.Principal
+		c, err := r.Cookie(d.cookieName(sessionCookie))
+		if err == nil {
+			p, err = d.Members.Authenticate(r.Context(), c.Value)
+		}
+		if err != nil {
+			if !errors.Is(err, member.ErrSessionEnded) && !errors.Is(err, http.ErrNoCookie) {
+				d.renderError(w, r, nil, http.StatusInternalServerError, "Something went wrong. Try again.")
+				d.log.ErrorContext(r.Context(), "dashboard: authenticate", "error", err)
+				return
+			}
+			d.clearCookie(w, sessionCookie)
+			target := signinPath
+			if r.Method == http.MethodGet && r.URL.Path != "/dashboard" {
+				target += "?next=" + url.QueryEscape(r.URL.RequestURI())
+			}
+			http.Redirect(w, r, target, http.StatusSeeOther)
+			return
+		}
+		if r.Method == http.MethodPost && !hmac.Equal([]byte(r.PostFormValue("csrf")), []byte(csrfToken(p.Token))) {
+			d.renderError(w, r, p, http.StatusForbidden, "This form has expired. Reload the page and try again.")
+			return
+		}
+		if err := fn(w, r, p); err != nil {
+			var pe *pageError
+			if !errors.As(err, &pe) {
+				pe = d.domainError(r.Context(), err)
+			}
+			d.renderError(w, r, p, pe.status, pe.message)
+		}
+	}
+}
+
+// domainError maps the domain packages' errors to what the page says.
+func (d *dashboard) domainError(ctx context.Context, err error) *pageError {
+	var mi *member.InvalidError
+	var wi *webhook.InvalidError
+	switch {
+	case errors.Is(err, member.ErrForbidden):
+		return forbidden().(*pageError)
+	case errors.Is(err, member.ErrLastAdmin):
+		return &pageError{http.StatusConflict, "Your team must keep at least one admin."}
+	case errors.Is(err, member.ErrExists):
+		return &pageError{http.StatusConflict, "That e-mail address belongs to a member already."}
+	case errors.Is(err, member.ErrNotFound):
+		return &pageError{http.StatusNotFound, "There is no such member in your team."}
+	case errors.As(err, &mi):
+		return &pageError{http.StatusBadRequest, "The " + mi.Error() + "."}
+	case errors.As(err, &wi):
+		return &pageError{http.StatusBadRequest, "The " + wi.Field + " " + wi.Message + "."}
+	case errors.Is(err, webhook.ErrNotFound):
+		return &pageError{http.StatusNotFound, "There is no such webhook endpoint."}
+	case errors.Is(err, webhook.ErrEventNotFound):
+		return &pageError{http.StatusNotFound, "There is no such event."}
+	case errors.Is(err, webhook.ErrTooManyEndpoints):
+		return &pageError{http.StatusConflict, "You have as many endpoints as allowed; remove one first."}
+	case errors.Is(err, account.ErrUnknownMerchant):
+		return &pageError{http.StatusNotFound, "There is no such merchant."}
+	}
+	d.log.ErrorContext(ctx, "dashboard", "error", err)
+	return &pageError{http.StatusInternalServerError, "Something went wrong. Try again."}
+}
+
+// csrfToken is the form token of a sign-in: an HMAC of a fixed label keyed
+// with the sign-in's cookie value, so it changes with every sign-in and
+// cannot be computed without the cookie, and nothing more is stored.
+func csrfToken(sessionToken string) string {
+	m := hmac.New(sha256.New, []byte(sessionToken))
+	m.Write([]byte("hitch dashboard csrf v1"))
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+}
+
+func (d *dashboard) setCookie(w http.ResponseWriter, name, value string, maxAge time.Duration) {
+	http.SetCookie(w, &http.Cookie{Name: d.cookieName(name), Value: value, Path: "/", MaxAge: int(maxAge.Seconds()),
+		HttpOnly: true, Secure: d.SecureCookies, SameSite: http.SameSiteLaxMode})
+}
+
+func (d *dashboard) clearCookie(w http.ResponseWriter, name string) {
+	http.SetCookie(w, &http.Cookie{Name: d.cookieName(name), Value: "", Path: "/", MaxAge: -1,
+		HttpOnly: true, Secure: d.SecureCookies, SameSite: http.SameSiteLaxMode})
+}
+
+// origin is where a request came from, for the audit log.
+func origin(r *http.Request) audit.Origin {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	return audit.Origin{IP: host, UserAgent: r.UserAgent()}
+}
+
+// render writes a page.
+func (d *dashboard) render(w http.ResponseWriter, r *http.Request, status int, page string, v *view) {
+	if v.P != nil {
+		v.CSRF = csrfToken(v.P.Token)
+	}
+	t := d.pages[page]
+	b, err := renderTemplate(t, "layout", v)
+	if err != nil {
+		d.log.ErrorContext(r.Context(), "dashboard: render", "page", page, "error", err)
+		http.Error(w, "The page could not be rendered.", http.StatusInternalServerError)
+		return
+	}
+	pageHeaders(w, cspDashboard)
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}
+
+func (d *dashboard) renderError(w http.ResponseWriter, r *http.Request, p *member.Principal, status int, message string) {
+	d.render(w, r, status, "error", &view{Title: http.StatusText(status), P: p, Error: message})
+}
+
+// redirect answers a form post that showed nothing once with a redirect
+// to the page and its notice (Post/Redirect/Get: reloading repeats
+// nothing).
+func redirect(w http.ResponseWriter, r *http.Request, path, notice string) error {
+	if notice != "" {
+		path += "?notice=" + url.QueryEscape(notice)
+	}
+	http.Redirect(w, r, path, http.StatusSeeOther)
+	return nil
+}
+
+// notices are the messages a redirect may ask for; the query names one, so
+// no text of the URL is ever shown.
+var notices = map[string]string{
+	"member.removed":  "The member was removed.",
+	"member.role":     "The member's role was changed.",
+	"webhook.removed": "The endpoint was removed.",
+	"webhook.tested":  "A TEST event was sent to every enabled endpoint.",
+	"event.resent":    "The event was queued for delivery again.",
+	"merchant.hidden": "The merchant is hidden from your users in the link flow.",
+	"merchant.shown":  "The merchant is shown to your users in the link flow again.",
+}
+
+func notice(r *http.Request) string { return notices[r.URL.Query().Get("notice")] }
+
+// Sign-in
+
+type signinData struct {
+	Email string
+	Token string
+	Next  string
+}
+
+// safeNext keeps a post-sign-in destination only when it is a dashboard
+// path of this site.
+func safeNext(next string) string {
+	u, err := url.Parse(next)
+	if err != nil || u.Scheme != "" || u.Host != "" || len(next) > 512 ||
+		(u.Path != "/dashboard" && (len(u.Path) < 11 || u.Path[:11] != "/dashboard/")) {
+		return "/dashboard"
+	}
+	return next
+}
+
+func (d *dashboard) signinPage(w http.ResponseWriter, r *http.Request) {
+	d.renderSignin(w, r, http.StatusOK, "", "")
+}
+
+// renderSignin shows the form with a fresh double-submit token: the
+// sign-in form has no session to tie a token to, so its token sits in a
+// cookie and in the form, and the two must agree.
+func (d *dashboard) renderSignin(w http.ResponseWriter, r *http.Request, status int, email, message string) {
+	b := make([]byte, 24)
+	_, _ = rand.Read(b)
+	token := base64.RawURLEncoding.EncodeToString(b)
+	d.setCookie(w, signinCookie, token, time.Hour)
+	d.render(w, r, status, "signin", &view{Title: "Sign in", Active: "signin", Error: message,
+		Data: signinData{Email: email, Token: token, Next: safeNext(r.FormValue("next"))}})
+}
+
+func (d *dashboard) signin(w http.ResponseWriter, r *http.Request) {
+	c, err := r.Cookie(d.cookieName(signinCookie))
+	if err != nil || c.Value == "" || !hmac.Equal([]byte(c.Value), []byte(r.PostFormValue("csrf"))) {
+		d.renderSignin(w, r, http.StatusForbidden, "", "This form has expired. Try again.")
+		return
+	}
+	email := r.PostFormValue("email")
+	signed, err := d.Members.SignIn(r.Context(), email, r.PostFormValue("password"), origin(r))
+	if errors.Is(err, member.ErrInvalidCredentials) {
+		d.renderSignin(w, r, http.StatusUnauthorized, email,
+			"The e-mail or password is wrong, or the account is locked for a while after repeated failures.")
+		return
+	}
+	if err != nil {
+		d.log.ErrorContext(r.Context(), "dashboard: sign in", "error", err)
+		d.renderSignin(w, r, http.StatusInternalServerError, email, "Something went wrong. Try again.")
+		return
+	}
+	d.clearCookie(w, signinCookie)
+	d.setCookie(w, sessionCookie, signed.Token, d.Members.SessionLifetime())
+	http.Redirect(w, r, safeNext(r.PostFormValue("next")), http.StatusSeeOther)
+}
+
+func (d *dashboard) signout(w http.ResponseWriter, r *http.Request, p *member.Principal) error {
+	if err := d.Members.SignOut(r.Context(), p, origin(r)); err != nil {
+		return err
+	}
+	d.clearCookie(w, sessionCookie)
+	http.Redirect(w, r, signinPath, http.StatusSeeOther)
+	return nil
+}

@@ -192,15 +192,9 @@ func newApp(ctx context.Context, cfg *config.Config, logOut io.Writer) (*app, er
 		detection.Config{Environment: cfg.Env})
 	a.detections.AddWorkers(workers)
 	a.sessions = session.NewService(st, box, catalog, a.detections, now)
-	// Logins in the hosted flow: the test logins in development; in
-	// production a connector's, and until there is one, none (docs/link.md).
-	var authenticator link.Authenticator = link.Unavailable{}
-	if cfg.Env == config.Development {
-		authenticator = link.TestLogins{}
-	}
 	a.links = link.NewService(link.Config{Environment: cfg.Env, Sessions: a.sessions, Developers: a.developers,
 		Accounts: a.accounts, Cards: a.cards, Simulator: a.simulator, Catalog: catalog, Store: st, Box: box,
-		Authenticator: authenticator, Now: now})
+		Authenticator: link.AuthenticatorFor(cfg.Env), Now: now})
 	a.audit = audit.NewLog(now)
 	a.members = member.NewService(st, a.audit, now, member.Config{})
 	pages := web.Config{Environment: cfg.Env, Catalog: catalog, Logger: a.log, Dashboard: &web.Dashboard{

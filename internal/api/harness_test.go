@@ -194,13 +194,9 @@ func newHarness(t *testing.T, st store.Store, opts ...func(*harnessOptions)) *ha
 	h.detections.AddWorkers(workers)
 	h.keys = card.NewKeys(st, box, clk.Now)
 	sessions := session.NewService(st, box, catalog, h.detections, clk.Now)
-	var authenticator link.Authenticator = link.Unavailable{}
-	if o.env == "development" {
-		authenticator = link.TestLogins{}
-	}
 	links := link.NewService(link.Config{Environment: o.env, Sessions: sessions, Developers: h.developers,
 		Accounts: accounts, Cards: h.cards, Simulator: simulator, Catalog: catalog, Store: st, Box: box,
-		Authenticator: authenticator, Now: clk.Now})
+		Authenticator: link.AuthenticatorFor(o.env), Now: clk.Now})
 	h.links = links
 	h.audit = audit.NewLog(clk.Now)
 	h.members = member.NewService(st, h.audit, clk.Now, member.Config{})

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -257,6 +258,17 @@ func TestLinkFlowChallenges(t *testing.T) {
 		if got := eventTypes(h.eventsOf("otp-user")); got != "AUTHENTICATED" {
 			t.Fatalf("events %s", got)
 		}
+		// A challenge answered rightly is spent: handed back, with the
+		// right code, it links nothing again.
+		for _, c := range []string{first, wrong.Challenge} {
+			resp := h.flowCall("/link/api/answer", s.Session, map[string]any{"challenge": c, "answer": "1234"})
+			if resp.status != 400 || resp.errorBody(t).Code != "INVALID_FIELD" {
+				t.Fatalf("a spent challenge: %d %s", resp.status, resp.body)
+			}
+		}
+		if got := eventTypes(h.eventsOf("otp-user")); got != "AUTHENTICATED" {
+			t.Fatalf("events after replays %s", got)
+		}
 
 		// Three wrong codes fail the login.
 		s2 := h.flowSession(&client.CreateSessionRequest{Type: "transaction_link", ExternalUserID: "otp-user-2"})
@@ -271,9 +283,49 @@ func TestLinkFlowChallenges(t *testing.T) {
 			}
 			c = st.Challenge
 		}
+		// The count is the server's: the first copy of the challenge,
+		// handed back, does not start it again.
+		s4 := h.flowSession(&client.CreateSessionRequest{Type: "transaction_link", ExternalUserID: "otp-user-4"})
+		first4 := h.login(s4.Session, 1, "user_good", "pass_otp").Challenge
+		for i := range 3 {
+			st := h.answer(s4.Session, first4, "0000")
+			if want := 2 - i; i < 2 && (!st.Wrong || st.AttemptsLeft != want) {
+				t.Fatalf("wrong code %d with the first challenge: %+v, want %d attempts left", i+1, st, want)
+			}
+			if i == 2 && (st.Status != "failed" || st.Reason != "too many attempts") {
+				t.Fatalf("third wrong code with the first challenge: %+v", st)
+			}
+		}
+		resp := h.flowCall("/link/api/answer", s4.Session, map[string]any{"challenge": first4, "answer": "1234"})
+		if resp.status != 400 || resp.errorBody(t).Code != "INVALID_FIELD" || len(h.eventsOf("otp-user-4")) != 0 {
+			t.Fatalf("the right code after three wrong ones: %d %s", resp.status, resp.body)
+		}
+
+		// Concurrent right answers to one challenge link once.
+		s5 := h.flowSession(&client.CreateSessionRequest{Type: "transaction_link", ExternalUserID: "otp-user-5"})
+		c5 := h.login(s5.Session, 1, "user_good", "pass_otp").Challenge
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		statuses := map[int]int{}
+		for range 4 {
+			wg.Go(func() {
+				resp := h.flowCall("/link/api/answer", s5.Session, map[string]any{"challenge": c5, "answer": "1234"})
+				mu.Lock()
+				statuses[resp.status]++
+				mu.Unlock()
+			})
+		}
+		wg.Wait()
+		if statuses[200] != 1 || statuses[400] != 3 {
+			t.Fatalf("concurrent answers: %v, want one 200 and three 400", statuses)
+		}
+		if got := eventTypes(h.eventsOf("otp-user-5")); got != "AUTHENTICATED" {
+			t.Fatalf("concurrent answers raised %s", got)
+		}
+
 		// A challenge belongs to its session: another session's is refused.
 		other := h.login(s2.Session, 1, "user_good", "pass_otp").Challenge
-		resp := h.flowCall("/link/api/answer", s.Session, map[string]any{"challenge": other, "answer": "1234"})
+		resp = h.flowCall("/link/api/answer", s.Session, map[string]any{"challenge": other, "answer": "1234"})
 		if resp.status != 400 || resp.errorBody(t).Code != "INVALID_FIELD" {
 			t.Fatalf("another session's challenge: %d %s", resp.status, resp.body)
 		}
@@ -602,7 +654,7 @@ func TestLinkFlowLogsNoSecrets(t *testing.T) {
 		s := h.flowSession(&client.CreateSessionRequest{Type: "transaction_link", ExternalUserID: "quiet-user"})
 		h.flowCall("/link/api/session", s.Session, nil)
 		st := h.login(s.Session, 1, "user_good", "pass_otp")
-		h.answer(s.Session, st.Challenge, "0000")
+		h.answer(s.Session, st.Challenge, "5829") // a wrong code; "0000" turns up in timestamps
 		h.login(s.Session, 1, "user_good", "credentials")
 		h.flowCall("/link/api/login", s.Session, map[string]any{"merchant_id": 1, "username": "canary-username", "password": "canary-password", "bogus": 1})
 		h.flowCall("/link/api/answer", s.Session, map[string]any{"challenge": "canary-challenge", "answer": "canary-answer"})
@@ -613,7 +665,7 @@ func TestLinkFlowLogsNoSecrets(t *testing.T) {
 			t.Fatalf("no access log lines: %s", logs)
 		}
 		for _, canary := range []string{s.Session, "pass_otp", "canary-username", "canary-password", "canary-challenge",
-			"canary-answer", st.Challenge, "0000", "quiet-user"} {
+			"canary-answer", st.Challenge, "5829", "quiet-user"} {
 			if strings.Contains(logs, canary) {
 				t.Errorf("logs contain %q", canary)
 			}

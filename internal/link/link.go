@@ -13,6 +13,7 @@ package link
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -357,7 +358,7 @@ func (s *Service) Login(ctx context.Context, p LoginParams) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.advance(ctx, p.Session, m, step, 0, p.EntryPoint)
+	return s.advance(ctx, p.Session, m, step, p.EntryPoint)
 }
 
 // Answer answers the code or question of a challenge.
@@ -370,27 +371,38 @@ func (s *Service) Answer(ctx context.Context, p AnswerParams) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The count of answers is the server's: the sealed challenge names its
+	// row, so handing an older copy back neither resets the count nor
+	// answers twice.
+	attempts, err := s.cfg.Store.LinkChallengeAttempt(ctx, p.Session.ClientID, c.ID, p.Session.ID, MaxAnswerAttempts, s.cfg.Now())
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, ErrChallenge
+	} else if err != nil {
+		return nil, err
+	}
 	step, err := s.cfg.Authenticator.Answer(ctx, Attempt{Session: p.Session, Merchant: m}, c.State, p.Answer)
 	if err != nil {
 		return nil, err
 	}
-	if step.Wrong {
-		c.Attempts++
-		if c.Attempts >= MaxAnswerAttempts {
-			return &Result{Status: StatusFailed, Merchant: m, Reason: ReasonTooManyAttempts}, nil
-		}
-		sealed, err := s.sealChallenge(p.Session, c)
-		if err != nil {
-			return nil, err
-		}
-		return &Result{Status: c.Status, Merchant: m, Question: c.Question, Wrong: true, Challenge: sealed,
-			AttemptsLeft: MaxAnswerAttempts - c.Attempts}, nil
+	if step.Wrong && attempts < MaxAnswerAttempts {
+		return &Result{Status: c.Status, Merchant: m, Question: c.Question, Wrong: true, Challenge: p.Challenge,
+			AttemptsLeft: MaxAnswerAttempts - attempts}, nil
 	}
-	return s.advance(ctx, p.Session, m, step, c.Attempts, p.EntryPoint)
+	// The right answer, or the last wrong one, spends the challenge; only
+	// one concurrent answer can.
+	if spent, err := s.cfg.Store.LinkChallengeSpend(ctx, p.Session.ClientID, c.ID); err != nil {
+		return nil, err
+	} else if !spent {
+		return nil, ErrChallenge
+	}
+	if step.Wrong {
+		return &Result{Status: StatusFailed, Merchant: m, Reason: ReasonTooManyAttempts}, nil
+	}
+	return s.advance(ctx, p.Session, m, step, p.EntryPoint)
 }
 
 // advance turns an Authenticator's step into a Result, linking on success.
-func (s *Service) advance(ctx context.Context, sess *Session, m *merchant.Merchant, step Step, attempts int, entryPoint *string) (*Result, error) {
+func (s *Service) advance(ctx context.Context, sess *Session, m *merchant.Merchant, step Step, entryPoint *string) (*Result, error) {
 	res := &Result{Status: step.Status, Merchant: m, Reason: step.Reason}
 	switch step.Status {
 	case StatusSuccess:
@@ -414,13 +426,18 @@ func (s *Service) advance(ctx context.Context, sess *Session, m *merchant.Mercha
 		}
 		res.Linked = linked
 	case StatusOTPRequired, StatusQuestionsRequired:
-		c := &challenge{MerchantID: m.ID, Status: step.Status, Question: step.Question, Attempts: attempts,
-			ExpiresAt: s.cfg.Now().Add(ChallengeLifetime), State: step.State}
+		now := s.cfg.Now()
+		c := &challenge{ID: newChallengeID(), MerchantID: m.ID, Status: step.Status, Question: step.Question,
+			ExpiresAt: now.Add(ChallengeLifetime), State: step.State}
+		if err := s.cfg.Store.LinkChallengeInsert(ctx, &store.LinkChallenge{ID: c.ID, ClientID: sess.ClientID,
+			SessionID: sess.ID, ExpiresAt: c.ExpiresAt, CreatedAt: now}); err != nil {
+			return nil, err
+		}
 		sealed, err := s.sealChallenge(sess, c)
 		if err != nil {
 			return nil, err
 		}
-		res.Question, res.Challenge, res.AttemptsLeft = step.Question, sealed, MaxAnswerAttempts-attempts
+		res.Question, res.Challenge, res.AttemptsLeft = step.Question, sealed, MaxAnswerAttempts
 	case StatusFailed:
 		res.Retry = step.Reason == ReasonCredentials
 	case StatusUnavailable:
@@ -454,12 +471,22 @@ func (s *Service) merchantFor(ctx context.Context, sess *Session, id int64) (*me
 // sealed under the master key, bound to the session, so it can be neither
 // read nor forged; it never holds credentials.
 type challenge struct {
+	// ID names the challenge's row, which counts its answers.
+	ID         string    `json:"id"`
 	MerchantID int64     `json:"merchant_id"`
 	Status     Status    `json:"status"`
 	Question   string    `json:"question,omitempty"`
-	Attempts   int       `json:"attempts"`
 	ExpiresAt  time.Time `json:"expires_at"`
 	State      []byte    `json:"state,omitempty"`
+}
+
+// newChallengeID returns 128 random bits, base64url.
+func newChallengeID() string {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		panic("link: crypto/rand failed: " + err.Error())
+	}
+	return base64.RawURLEncoding.EncodeToString(b)
 }
 
 func challengePurpose(sess *Session) string { return "link_challenge:" + sess.ID }

@@ -107,3 +107,13 @@ func (Unavailable) Login(context.Context, Attempt, Credentials) (Step, error) {
 func (Unavailable) Answer(context.Context, Attempt, []byte, string) (Step, error) {
 	return Step{Status: StatusUnavailable}, nil
 }
+
+// AuthenticatorFor is the Authenticator of an environment: the test logins
+// in development; in production a connector's, and until one is wired,
+// Unavailable, so that nothing fakes a login there (docs/link.md).
+func AuthenticatorFor(environment string) Authenticator {
+	if environment == "development" {
+		return TestLogins{}
+	}
+	return Unavailable{}
+}

@@ -101,3 +101,14 @@ func TestUnavailable(t *testing.T) {
 		t.Fatalf("%+v %v", step, err)
 	}
 }
+
+func TestAuthenticatorFor(t *testing.T) {
+	if _, ok := link.AuthenticatorFor("development").(link.TestLogins); !ok {
+		t.Error("development does not use the test logins")
+	}
+	for _, env := range []string{"production", "", "staging"} {
+		if _, ok := link.AuthenticatorFor(env).(link.Unavailable); !ok {
+			t.Errorf("%q does not refuse logins", env)
+		}
+	}
+}

@@ -211,6 +211,17 @@ type Executor interface {
 	// DetectedAccountList lists a user's detections in position order.
 	DetectedAccountList(ctx context.Context, params *DetectedAccountListParams) ([]*DetectedAccount, error)
 
+	// Link challenges: the hosted flow's login steps awaiting an answer.
+
+	LinkChallengeInsert(ctx context.Context, c *LinkChallenge) error
+	// LinkChallengeAttempt counts one answer to a live challenge of the
+	// session and returns the answers counted so far; ErrNotFound when it
+	// is unknown, another session's, spent, expired or has had max.
+	LinkChallengeAttempt(ctx context.Context, clientID, id, sessionID string, max int, now time.Time) (attempts int, err error)
+	// LinkChallengeSpend spends a challenge; spent is false when it was
+	// spent already (a concurrent answer won).
+	LinkChallengeSpend(ctx context.Context, clientID, id string) (spent bool, err error)
+
 	// MasterKeyCheck stores sealed as the database's master key check value
 	// unless one exists, and returns the stored one.
 	MasterKeyCheck(ctx context.Context, sealed []byte) ([]byte, error)
@@ -822,4 +833,13 @@ type UserListParams struct {
 	// After continues a listing after this external_user_id.
 	After string
 	Limit int
+}
+
+// LinkChallenge is a login step of the hosted flow awaiting its answer.
+type LinkChallenge struct {
+	ID        string
+	ClientID  string
+	SessionID string
+	ExpiresAt time.Time
+	CreatedAt time.Time
 }

@@ -2,8 +2,6 @@ package sqlstore
 
 import (
 	"context"
-	"fmt"
-	"strings"
 
 	"github.com/hitchdev/hitch/internal/store"
 )
@@ -57,28 +55,12 @@ func (e *executor) AuditRecordGetBySeq(ctx context.Context, clientID string, seq
 }
 
 func (e *executor) AuditRecordList(ctx context.Context, p *store.AuditRecordListParams) ([]*store.AuditRecord, error) {
-	limit := p.Limit
-	if limit <= 0 {
-		limit = 100
-	}
-	var q strings.Builder
-	args := []any{p.ClientID}
-	arg := func(v any) string {
-		args = append(args, v)
-		return fmt.Sprintf("$%d", len(args))
-	}
-	q.WriteString(`SELECT ` + auditColumns + ` FROM audit_records WHERE client_id = $1`)
-	if p.Since != nil {
-		q.WriteString(` AND created_at >= ` + arg(e.ts(*p.Since)))
-	}
-	if p.Until != nil {
-		q.WriteString(` AND created_at <= ` + arg(e.ts(*p.Until)))
-	}
+	q := newTenantQuery(e, `SELECT `+auditColumns+` FROM audit_records WHERE client_id = $1`, p.ClientID, p.Since, p.Until)
 	if p.Before > 0 {
-		q.WriteString(` AND seq < ` + arg(p.Before))
+		q.WriteString(` AND seq < ` + q.arg(p.Before))
 	}
-	q.WriteString(` ORDER BY seq DESC LIMIT ` + arg(limit))
-	rows, err := e.conn.Query(ctx, q.String(), args...)
+	q.WriteString(` ORDER BY seq DESC LIMIT ` + q.arg(pageLimit(p.Limit)))
+	rows, err := e.conn.Query(ctx, q.String(), q.args...)
 	if err != nil {
 		return nil, e.wrap("audit: list", err)
 	}

@@ -20,40 +20,57 @@ func (e *executor) EventGet(ctx context.Context, clientID, id string) (*store.Ev
 }
 
 func (e *executor) EventList(ctx context.Context, p *store.EventListParams) ([]*store.Event, error) {
-	limit := p.Limit
-	if limit <= 0 {
-		limit = 100
-	}
-	var q strings.Builder
-	args := []any{p.ClientID}
-	arg := func(v any) string {
-		args = append(args, v)
-		return fmt.Sprintf("$%d", len(args))
-	}
-	q.WriteString(`SELECT ` + eventColumns + ` FROM events WHERE client_id = $1`)
+	q := newTenantQuery(e, `SELECT `+eventColumns+` FROM events WHERE client_id = $1`, p.ClientID, p.Since, p.Until)
 	if p.Type != "" {
-		q.WriteString(` AND type = ` + arg(p.Type))
+		q.WriteString(` AND type = ` + q.arg(p.Type))
 	}
 	if p.ExternalUserID != "" {
-		q.WriteString(` AND external_user_id = ` + arg(p.ExternalUserID))
-	}
-	if p.Since != nil {
-		q.WriteString(` AND created_at >= ` + arg(e.ts(*p.Since)))
-	}
-	if p.Until != nil {
-		q.WriteString(` AND created_at <= ` + arg(e.ts(*p.Until)))
+		q.WriteString(` AND external_user_id = ` + q.arg(p.ExternalUserID))
 	}
 	if p.Before != "" {
 		// The order is total: (created_at, sequence, id) is unique.
-		n := arg(p.Before)
+		n := q.arg(p.Before)
 		q.WriteString(` AND (created_at, sequence, id) < (SELECT created_at, sequence, id FROM events WHERE client_id = $1 AND id = ` + n + `)`)
 	}
-	q.WriteString(` ORDER BY created_at DESC, sequence DESC, id DESC LIMIT ` + arg(limit))
-	rows, err := e.conn.Query(ctx, q.String(), args...)
+	q.WriteString(` ORDER BY created_at DESC, sequence DESC, id DESC LIMIT ` + q.arg(pageLimit(p.Limit)))
+	rows, err := e.conn.Query(ctx, q.String(), q.args...)
 	if err != nil {
 		return nil, e.wrap("event: list", err)
 	}
 	return collect(rows, scanEvent, e, "event: list")
+}
+
+// tenantQuery builds a listing's SQL with its conditions' placeholders
+// numbered as they are added; $1 is the tenant.
+type tenantQuery struct {
+	strings.Builder
+	args []any
+}
+
+func newTenantQuery(e *executor, sql, clientID string, since, until *time.Time) *tenantQuery {
+	q := &tenantQuery{args: []any{clientID}}
+	q.WriteString(sql)
+	if since != nil {
+		q.WriteString(` AND created_at >= ` + q.arg(e.ts(*since)))
+	}
+	if until != nil {
+		q.WriteString(` AND created_at <= ` + q.arg(e.ts(*until)))
+	}
+	return q
+}
+
+// arg binds v and returns its placeholder.
+func (q *tenantQuery) arg(v any) string {
+	q.args = append(q.args, v)
+	return fmt.Sprintf("$%d", len(q.args))
+}
+
+// pageLimit is a listing's limit, 100 when none is given.
+func pageLimit(limit int) int {
+	if limit <= 0 {
+		return 100
+	}
+	return limit
 }
 
 // Webhook endpoints

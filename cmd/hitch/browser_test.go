@@ -62,26 +62,7 @@ func TestBrowserLinkFlow(t *testing.T) {
 	t.Logf("screenshots: %s", artifacts)
 
 	const clientID = "browser_client_01"
-	env := []string{
-		"HITCH_DATA_DIR=" + t.TempDir(),
-		"HITCH_LOG_FORMAT=json",
-		"HITCH_DEV_CLIENT_ID=" + clientID,
-		"HITCH_DEV_SECRET=" + deliveryDevSecret,
-		"HITCH_WEBHOOK_RETRY_SCHEDULE=0s,200ms,500ms",
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	logs := &lockedBuffer{}
-	done := make(chan int, 1)
-	go func() { done <- run(ctx, []string{"--addr", "127.0.0.1:0"}, env, logs, logs) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(20 * time.Second):
-			t.Error("serve did not stop")
-		}
-	})
-	base := "http://" + waitFor(t, logs, regexp.MustCompile(`"msg":"hitch listening".*?"addr":"([^"]+)"`))
+	base, env, logs := serveForBrowser(t, clientID, "HITCH_WEBHOOK_RETRY_SCHEDULE=0s,200ms,500ms")
 	api := newHitchAPI(clientID)
 
 	hooks := &hookRecorder{}
@@ -294,25 +275,7 @@ func TestBrowserDashboard(t *testing.T) {
 	artifacts := browserArtifacts(t, "dashboard-")
 
 	const clientID = "browser_dash_01"
-	env := []string{
-		"HITCH_DATA_DIR=" + t.TempDir(),
-		"HITCH_LOG_FORMAT=json",
-		"HITCH_DEV_CLIENT_ID=" + clientID,
-		"HITCH_DEV_SECRET=" + deliveryDevSecret,
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	logs := &lockedBuffer{}
-	done := make(chan int, 1)
-	go func() { done <- run(ctx, []string{"--addr", "127.0.0.1:0"}, env, logs, logs) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(20 * time.Second):
-			t.Error("serve did not stop")
-		}
-	})
-	base := "http://" + waitFor(t, logs, regexp.MustCompile(`"msg":"hitch listening".*?"addr":"([^"]+)"`))
+	base, env, logs := serveForBrowser(t, clientID)
 	api := newHitchAPI(clientID)
 
 	// Something to look at: an endpoint, a test event, a user with a
@@ -441,4 +404,30 @@ func browserArtifacts(t *testing.T, prefix string) string {
 	}
 	t.Logf("screenshots: %s", dir)
 	return dir
+}
+
+// serveForBrowser runs hitch serve in development on a free port, with the
+// fixed development credentials of clientID, until the test ends; it
+// returns the base URL, the environment it runs with and its logs.
+func serveForBrowser(t *testing.T, clientID string, extraEnv ...string) (string, []string, *lockedBuffer) {
+	t.Helper()
+	env := append([]string{
+		"HITCH_DATA_DIR=" + t.TempDir(),
+		"HITCH_LOG_FORMAT=json",
+		"HITCH_DEV_CLIENT_ID=" + clientID,
+		"HITCH_DEV_SECRET=" + deliveryDevSecret,
+	}, extraEnv...)
+	ctx, cancel := context.WithCancel(context.Background())
+	logs := &lockedBuffer{}
+	done := make(chan int, 1)
+	go func() { done <- run(ctx, []string{"--addr", "127.0.0.1:0"}, env, logs, logs) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			t.Error("serve did not stop")
+		}
+	})
+	return "http://" + waitFor(t, logs, regexp.MustCompile(`"msg":"hitch listening".*?"addr":"([^"]+)"`)), env, logs
 }

@@ -143,6 +143,13 @@
     window.addEventListener('message', onMessage);
     this._frame = frame;
     this._timer = window.setTimeout(show, SHOW_ANYWAY_MS);
+    // The flow is modal: the page beneath leaves the focus order and the
+    // accessibility tree until it closes (elements inert already stay so).
+    this._inerted = [];
+    for (var i = 0; i < document.body.children.length; i++) {
+      var el = document.body.children[i];
+      if (!el.inert) { el.inert = true; this._inerted.push(el); }
+    }
     document.body.appendChild(frame);
     track('identify', 'OPEN');
     return this;
@@ -157,6 +164,8 @@
     window.clearTimeout(this._timer);
     if (this._frame.parentNode) { this._frame.parentNode.removeChild(this._frame); }
     this._frame = null;
+    for (var i = 0; i < this._inerted.length; i++) { this._inerted[i].inert = false; }
+    this._inerted = [];
     document.documentElement.style.overflow = this._previousOverflow || '';
     if (this._previousFocus && typeof this._previousFocus.focus === 'function') { this._previousFocus.focus(); }
   };

@@ -69,6 +69,10 @@ try {
     let flow = page.frameLocator('iframe[data-hitch-link]');
     await flow.locator('#search').waitFor({ state: 'visible' });
     await page.waitForFunction(() => document.querySelector('iframe[data-hitch-link]').style.visibility === 'visible');
+    // The flow is modal: the page beneath is inert while it is open.
+    if (!(await page.evaluate(() => [...document.body.children].filter((el) => el.tagName !== 'IFRAME').every((el) => el.inert)))) {
+      throw new Error('the page beneath the open flow is not inert');
+    }
     await flow.locator('#merchants li:not([hidden])').first().waitFor();
     await shot('merchants');
     await flow.locator('#search').fill('netfl');
@@ -94,6 +98,9 @@ try {
     await flow.locator('#success-done').click();
     await page.locator('#log li[data-callback="onExit"]').waitFor();
     if (await page.locator('iframe[data-hitch-link]').count() !== 0) throw new Error('the iframe is still there after close');
+    if (await page.evaluate(() => [...document.body.children].some((el) => el.inert))) {
+      throw new Error('the page is still inert after the flow closed');
+    }
     report({ viewport: vp.name, scenario: 'success', externalUserId: okUser, sessionId: okSession, callbacks: okCallbacks.reverse() });
 
     // 2. The one-time code: 0000 is refused, 1234 accepted; by keyboard.

@@ -197,7 +197,7 @@ func newApp(ctx context.Context, cfg *config.Config, logOut io.Writer) (*app, er
 		Authenticator: link.AuthenticatorFor(cfg.Env), Now: now})
 	a.audit = audit.NewLog(now)
 	a.members = member.NewService(st, a.audit, now, member.Config{})
-	pages := web.Config{Environment: cfg.Env, Catalog: catalog, Logger: a.log, Dashboard: &web.Dashboard{
+	pages := web.Config{Environment: cfg.Env, Catalog: catalog, Logger: a.log, PublicURL: cfg.PublicURL, Dashboard: &web.Dashboard{
 		Members: a.members, Audit: a.audit, Store: st, Developers: a.developers, Webhooks: a.webhooks, Links: a.links,
 		SecureCookies: strings.HasPrefix(cfg.PublicURL, "https://"), SecretGrace: cfg.SecretGrace}}
 	if cfg.Env == config.Development {

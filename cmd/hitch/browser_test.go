@@ -33,7 +33,9 @@ const chromiumPath = "/usr/bin/chromium"
 // pass_good, and the page's onSuccess fires; then the one-time code path
 // (0000 refused, 1234 accepted); then an expired session, which shows an
 // error and calls onError with Session_Expired; and a session about to
-// expire, for which the flow asks for an extension. Each page is photographed
+// expire, for which the flow asks for an extension; and recoverable errors
+// (a failed search, a wrong security answer, a rate-limited answer) shown
+// on screen and tied to their fields. Each page is photographed
 // at desktop and phone width into HITCH_TEST_ARTIFACTS (or a kept temporary
 // folder named in the log). The test then checks what the logins did: the
 // linked accounts, and AUTHENTICATED webhooks carrying the session ids.
@@ -105,8 +107,8 @@ func TestBrowserLinkFlow(t *testing.T) {
 		}
 		results = append(results, r)
 	}
-	if len(results) != 7 {
-		t.Fatalf("%d scenario results, want 7 (3 scenarios at 2 widths, and the refresh): %s", len(results), stdout.String())
+	if len(results) != 8 {
+		t.Fatalf("%d scenario results, want 8 (3 scenarios at 2 widths, the refresh and the recoverable errors): %s", len(results), stdout.String())
 	}
 	for _, r := range results {
 		switch r.Scenario {
@@ -153,8 +155,8 @@ func TestBrowserLinkFlow(t *testing.T) {
 		}
 	}
 	shots, _ := filepath.Glob(filepath.Join(artifacts, "*.png"))
-	if len(shots) != 14 {
-		t.Errorf("%d screenshots in %s, want 14", len(shots), artifacts)
+	if len(shots) != 15 {
+		t.Errorf("%d screenshots in %s, want 15", len(shots), artifacts)
 	}
 }
 

@@ -58,6 +58,21 @@ func (s *Server) flow(h handlerFunc) http.Handler {
 	})
 }
 
+// flowLimitedPages are the pages limited per client IP with the flow's
+// calls (same bucket): the demo's helper creates a session per call.
+var flowLimitedPages = map[string]bool{"POST /demo/session": true}
+
+// page returns the handler of a page pattern.
+func (s *Server) page(pattern string) http.Handler {
+	if !flowLimitedPages[pattern] {
+		return s.Pages
+	}
+	return s.flow(func(w http.ResponseWriter, r *http.Request) error {
+		s.Pages.ServeHTTP(w, r)
+		return nil
+	})
+}
+
 func errSessionExpired() *Error {
 	return &Error{Status: http.StatusBadRequest, Type: TypeSessionError, Code: CodeSessionExpired,
 		Message: "The session has expired. Create a new session and open the SDK again."}
@@ -75,8 +90,10 @@ func (s *Server) openLinkSession(r *http.Request, value, clientID *string) (*lin
 	if clientID == nil || *clientID == "" {
 		return nil, errRequired("client_id")
 	}
-	if len(*clientID) > maxClientIDLength || !validText(*clientID) {
-		return nil, errInvalidField("The client_id field must be 1 to %d characters.", maxClientIDLength)
+	// A client_id no developer could have is as unknown as any other:
+	// the SDK reports Client_ID_Not_Found for both.
+	if utf8.RuneCountInString(*clientID) > maxClientIDLength || !validText(*clientID) {
+		return nil, toWireErr(link.ErrClientNotFound)
 	}
 	sess, err := s.Links.Open(r.Context(), *clientID, *value)
 	if errors.Is(err, session.ErrExpired) {
@@ -150,7 +167,8 @@ func (s *Server) linkMerchants(w http.ResponseWriter, r *http.Request) error {
 	}
 	search := ""
 	if req.Search != nil {
-		if len(*req.Search) > maxSearchLength || !validText(*req.Search) {
+		// Characters, as the page's input counts them, not bytes.
+		if utf8.RuneCountInString(*req.Search) > maxSearchLength || !validText(*req.Search) {
 			return errInvalidField("The search field must be at most %d characters.", maxSearchLength)
 		}
 		search = *req.Search
@@ -213,7 +231,7 @@ func credential(field string, v *string) (string, error) {
 	if v == nil || *v == "" {
 		return "", errRequired(field)
 	}
-	if len(*v) > maxCredentialLength || !validText(*v) {
+	if utf8.RuneCountInString(*v) > maxCredentialLength || !validText(*v) {
 		return "", errInvalidField("The %s field must be 1 to %d characters of text.", field, maxCredentialLength)
 	}
 	return *v, nil

@@ -381,6 +381,83 @@ func TestLinkFlowFailures(t *testing.T) {
 	})
 }
 
+// A session allows 10 logins with wrong credentials, whatever the IPs they
+// come from: later logins fail with "too many attempts" without reaching
+// the authenticator (the right password fails too). Other outcomes do not
+// count, concurrent logins count exactly, and other sessions are unaffected.
+func TestLinkFlowLoginFailuresPerSession(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, h *harness) {
+		s := h.flowSession(&client.CreateSessionRequest{Type: "transaction_link", ExternalUserID: "guessed-user"})
+		for _, pw := range []string{"account", "too many attempts", "pass_otp"} {
+			if st := h.login(s.Session, 1, "user_good", pw); st.Reason == "credentials" {
+				t.Fatalf("%s: %+v", pw, st)
+			}
+		}
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		reasons := map[string]int{}
+		for range 15 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				resp := h.flowCall("/link/api/login", s.Session, map[string]any{"merchant_id": 1, "username": "user_good", "password": "guess"})
+				var st linkStep
+				if resp.status != 200 || json.Unmarshal(resp.body, &st) != nil || st.Status != "failed" {
+					t.Errorf("guess: %d %s", resp.status, resp.body)
+				}
+				mu.Lock()
+				reasons[st.Reason]++
+				mu.Unlock()
+			}()
+		}
+		wg.Wait()
+		if reasons["credentials"] != 10 || reasons["too many attempts"] != 5 {
+			t.Fatalf("15 concurrent guesses: %v, want 10 credentials and 5 too many attempts", reasons)
+		}
+		st := h.login(s.Session, 1, "user_good", "pass_good")
+		if st.Status != "failed" || st.Reason != "too many attempts" || st.Retry || !strings.Contains(st.Message, "too many attempts") {
+			t.Fatalf("the right password after 10 failures: %+v", st)
+		}
+		if evs := h.eventsOf("guessed-user"); len(evs) != 0 {
+			t.Fatalf("a login after the limit raised %s", eventTypes(evs))
+		}
+		other := h.flowSession(&client.CreateSessionRequest{Type: "transaction_link", ExternalUserID: "other-user"})
+		if st := h.login(other.Session, 1, "user_good", "pass_good"); st.Status != "success" {
+			t.Fatalf("another session: %+v", st)
+		}
+	})
+}
+
+// Lengths are counted in characters, as the page's inputs count them: 100
+// accented letters (200 bytes) are a valid search, 256 a valid username.
+// A client_id that cannot exist is CLIENT_ID_NOT_FOUND, like an unknown one.
+func TestLinkFlowFieldLimits(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, h *harness) {
+		s := h.flowSession(&client.CreateSessionRequest{Type: "transaction_link", ExternalUserID: "limits-user"})
+		if resp := h.flowCall("/link/api/merchants", s.Session, map[string]any{"search": strings.Repeat("é", 100)}); resp.status != 200 {
+			t.Errorf("100-character search: %d %s", resp.status, resp.body)
+		}
+		if resp := h.flowCall("/link/api/merchants", s.Session, map[string]any{"search": strings.Repeat("é", 101)}); resp.status != 400 {
+			t.Errorf("101-character search: %d %s", resp.status, resp.body)
+		}
+		if st := h.login(s.Session, 1, strings.Repeat("ü", 256), "credentials"); st.Status != "failed" || st.Reason != "credentials" {
+			t.Errorf("256-character username: %+v", st)
+		}
+		if resp := h.flowCall("/link/api/login", s.Session, map[string]any{"merchant_id": 1, "username": strings.Repeat("ü", 257),
+			"password": "pass_good"}); resp.status != 400 || resp.errorBody(t).Code != "INVALID_FIELD" {
+			t.Errorf("257-character username: %d %s", resp.status, resp.body)
+		}
+		for _, id := range []string{strings.Repeat("c", 256), "bad\x00id"} {
+			resp := h.flowCall("/link/api/session", s.Session, map[string]any{"client_id": id})
+			if resp.status != 404 || resp.errorBody(t).Code != "CLIENT_ID_NOT_FOUND" {
+				t.Errorf("client_id %.20q: %d %s", id, resp.status, resp.body)
+			}
+		}
+	})
+}
+
 // Unknown, expired and foreign sessions, unknown client ids and bad
 // requests get the errors the flow maps to the SDK's error codes.
 func TestLinkFlowSessionErrors(t *testing.T) {
@@ -593,6 +670,87 @@ func TestLinkPages(t *testing.T) {
 		}
 		if resp := h.page("POST", "/demo/session", `{"type": "nope"}`, sameSite); resp.status != 400 {
 			t.Fatalf("bad type: %d", resp.status)
+		}
+	})
+}
+
+// pageAt requests a page with the Host header a browser would send for
+// host, as a page of a rebound DNS name would.
+func (h *harness) pageAt(host, method, path, body string, header http.Header) *response {
+	h.t.Helper()
+	req, err := http.NewRequest(method, h.url+path, strings.NewReader(body))
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	req.Host = host
+	for k, vs := range header {
+		req.Header[k] = vs
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return &response{status: resp.StatusCode, header: resp.Header, body: data}
+}
+
+// The demo answers only requests addressed to a loopback name (or the
+// public URL's host): a page whose DNS name is rebound to 127.0.0.1 sends
+// its own name as Host, and its Origin matches it, so it must get nothing.
+func TestDemoRefusesOtherHosts(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, h *harness) {
+		port := strings.TrimPrefix(h.url[strings.LastIndex(h.url, ":"):], ":")
+		json := http.Header{"Content-Type": {"application/json"}}
+		for _, host := range []string{"evil.example:" + port, "evil.example", "127.0.0.1.evil.example:" + port, "localhost.evil.example"} {
+			origin := http.Header{"Content-Type": {"application/json"}, "Origin": {"http://" + host}}
+			if resp := h.pageAt(host, "POST", "/demo/session", `{}`, origin); resp.status != 404 || resp.errorBody(t).Code != "NOT_FOUND" {
+				t.Errorf("POST /demo/session for %s: %d %s", host, resp.status, resp.body)
+			}
+			if resp := h.pageAt(host, "GET", "/demo", "", nil); resp.status != 404 {
+				t.Errorf("GET /demo for %s: %d", host, resp.status)
+			}
+		}
+		for _, host := range []string{"127.0.0.1:" + port, "localhost:" + port, "LOCALHOST", "[::1]:" + port} {
+			if resp := h.pageAt(host, "POST", "/demo/session", `{}`, json); resp.status != 200 {
+				t.Errorf("POST /demo/session for %s: %d %s", host, resp.status, resp.body)
+			}
+			if resp := h.pageAt(host, "GET", "/demo", "", nil); resp.status != 200 {
+				t.Errorf("GET /demo for %s: %d", host, resp.status)
+			}
+		}
+		// The flow itself is for every host: developers' pages embed it.
+		if resp := h.pageAt("evil.example", "GET", "/link", "", nil); resp.status != 200 {
+			t.Errorf("GET /link: %d", resp.status)
+		}
+	})
+}
+
+// The demo's session helper writes a session per call: it shares the
+// flow's per-IP limit.
+func TestDemoSessionRateLimited(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, h *harness) {
+		json := http.Header{"Content-Type": {"application/json"}}
+		var last *response
+		for i := 0; i < 100; i++ {
+			if last = h.page("POST", "/demo/session", `{}`, json); last.status != 200 {
+				break
+			}
+		}
+		if last.status != 429 || last.errorBody(t).Code != "RATE_LIMIT_EXCEEDED" || last.header.Get("Retry-After") == "" {
+			t.Fatalf("100 demo sessions at once: %d %s", last.status, last.body)
+		}
+		if resp := h.flowCall("/link/api/session", "sess_x", nil); resp.status != 429 {
+			t.Fatalf("the flow's calls after the demo's: %d, want the same bucket", resp.status)
+		}
+		h.clock.Advance(time.Second)
+		if resp := h.page("POST", "/demo/session", `{}`, json); resp.status != 200 {
+			t.Fatalf("after a second: %d %s", resp.status, resp.body)
 		}
 	})
 }

@@ -93,7 +93,7 @@ func (s *Server) routes() {
 	// API operations.
 	if s.Pages != nil {
 		for _, pattern := range s.Pages.Routes() {
-			s.mux.Handle(pattern, s.Pages)
+			s.mux.Handle(pattern, s.page(pattern))
 		}
 	}
 }

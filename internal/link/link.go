@@ -45,6 +45,10 @@ const (
 	// MaxAnswerAttempts is how many wrong answers end a login ("too many
 	// attempts").
 	MaxAnswerAttempts = 3
+	// MaxLoginFailures is how many logins with wrong credentials a session
+	// allows; later logins fail with "too many attempts" without reaching
+	// the authenticator, whatever IP they come from.
+	MaxLoginFailures = 10
 )
 
 var (
@@ -354,7 +358,22 @@ func (s *Service) Login(ctx context.Context, p LoginParams) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The failure is counted before the authenticator is asked, and given
+	// back unless the credentials were wrong: concurrent logins cannot all
+	// slip under the limit.
+	reserved, err := s.cfg.Store.SessionLoginFailureReserve(ctx, p.Session.ClientID, p.Session.ID, MaxLoginFailures)
+	if err != nil {
+		return nil, err
+	}
+	if !reserved {
+		return &Result{Status: StatusFailed, Merchant: m, Reason: ReasonTooManyAttempts}, nil
+	}
 	step, err := s.cfg.Authenticator.Login(ctx, Attempt{Session: p.Session, Merchant: m}, p.Credentials)
+	if err != nil || step.Status != StatusFailed || step.Reason != ReasonCredentials {
+		if rerr := s.cfg.Store.SessionLoginFailureRelease(ctx, p.Session.ClientID, p.Session.ID); rerr != nil {
+			return nil, errors.Join(err, rerr)
+		}
+	}
 	if err != nil {
 		return nil, err
 	}

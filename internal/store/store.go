@@ -222,6 +222,15 @@ type Executor interface {
 	// spent already (a concurrent answer won).
 	LinkChallengeSpend(ctx context.Context, clientID, id string) (spent bool, err error)
 
+	// SessionLoginFailureReserve counts a failed login of the hosted flow
+	// for the session before the login is tried, unless it has max
+	// already; reserved is false then. One conditional UPDATE: concurrent
+	// logins each take their own count.
+	SessionLoginFailureReserve(ctx context.Context, clientID, sessionID string, max int) (reserved bool, err error)
+	// SessionLoginFailureRelease takes back a reserved count: the login
+	// did not fail on its credentials.
+	SessionLoginFailureRelease(ctx context.Context, clientID, sessionID string) error
+
 	// MasterKeyCheck stores sealed as the database's master key check value
 	// unless one exists, and returns the stored one.
 	MasterKeyCheck(ctx context.Context, sealed []byte) ([]byte, error)

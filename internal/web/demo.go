@@ -7,9 +7,12 @@ import (
 	"errors"
 	"io"
 	"mime"
+	"net"
 	"net/http"
+	"net/url"
 	"regexp"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/hitchdev/hitch/internal/config"
@@ -180,6 +183,45 @@ func (h *Handler) demoSession(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	writeJSON(w, http.StatusOK, demoSessionResponse{Session: issued.Value, SessionID: issued.ID, ClientID: clientID,
 		Environment: h.cfg.Environment, ExternalUserID: req.ExternalUserID, ExpiresAt: issued.ExpiresAt})
+}
+
+// demoHost serves fn only for requests addressed to a loopback name
+// (127.0.0.1, ::1, localhost, any port) or to the public URL's host. The
+// Host header is the browser's, so this is what defeats DNS rebinding: a
+// page of evil.example whose name comes to resolve to 127.0.0.1 sends
+// "Host: evil.example", and sameOrigin alone (which compares Origin with
+// that Host) would let it create sessions. Others get the 404 of an
+// unrouted path.
+func (h *Handler) demoHost(fn http.HandlerFunc) http.HandlerFunc {
+	public := ""
+	if u, err := url.Parse(h.cfg.PublicURL); err == nil {
+		public = normalHost(u.Hostname())
+	}
+	return func(w http.ResponseWriter, r *http.Request) {
+		host := r.Host
+		if name, _, err := net.SplitHostPort(host); err == nil {
+			host = name
+		}
+		host = normalHost(strings.TrimSuffix(strings.TrimPrefix(host, "["), "]"))
+		if host == "" || (!loopbackHost(host) && host != public) {
+			writeError(w, http.StatusNotFound, "INVALID_REQUEST", "NOT_FOUND", "No route matches "+r.Method+" "+r.URL.Path+".")
+			return
+		}
+		fn(w, r)
+	}
+}
+
+// normalHost lower-cases a host name and drops a trailing dot.
+func normalHost(h string) string { return strings.TrimSuffix(strings.ToLower(h), ".") }
+
+// loopbackHost reports whether a (normalized) host name is one that only
+// this machine answers to: localhost or a loopback address.
+func loopbackHost(h string) bool {
+	if h == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
 }
 
 // sameOrigin reports whether a request comes from a page of this origin,

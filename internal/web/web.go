@@ -56,6 +56,10 @@ type Config struct {
 	// unrouted.
 	Dashboard *Dashboard
 	Logger    *slog.Logger
+	// PublicURL is the deployment's public base URL (HITCH_PUBLIC_URL).
+	// The demo answers only requests addressed to its host or to a
+	// loopback name; empty allows loopback names only.
+	PublicURL string
 }
 
 // Handler serves the pages. Its patterns (Routes) are mounted on the API's
@@ -109,8 +113,8 @@ func New(cfg Config) (*Handler, error) {
 	h.handle("GET /static/{file}", h.static)
 	h.handle("GET /sdk/hitch.js", h.sdk)
 	if cfg.Demo != nil && cfg.Environment == "development" {
-		h.handle("GET /demo", h.demo)
-		h.handle("POST /demo/session", h.demoSession)
+		h.handle("GET /demo", h.demoHost(h.demo))
+		h.handle("POST /demo/session", h.demoHost(h.demoSession))
 	}
 	if cfg.Dashboard != nil {
 		if err := h.mountDashboard(&h.cfg); err != nil {

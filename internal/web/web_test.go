@@ -188,3 +188,43 @@ func TestSameOrigin(t *testing.T) {
 		}
 	}
 }
+
+// The demo answers the public URL's host and loopback names only (DNS
+// rebinding): anything else gets the 404 of an unrouted path.
+func TestDemoHost(t *testing.T) {
+	t.Parallel()
+	catalog, err := merchant.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := New(Config{Environment: "development", Catalog: catalog, Demo: &Demo{}, Logger: slog.New(slog.DiscardHandler),
+		PublicURL: "https://Hitch.Example.com:8443"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		host string
+		want int
+	}{
+		{"hitch.example.com:8443", 200},
+		{"hitch.example.com.", 200},
+		{"127.0.0.1:8080", 200},
+		{"127.0.0.1", 200},
+		{"[::1]:8080", 200},
+		{"localhost:3000", 200},
+		{"evil.example:8443", 404},
+		{"hitch.example.com.evil.example", 404},
+		{"localhost.evil.example", 404},
+		{"10.0.0.1:8080", 404},
+		{"", 404},
+	}
+	for _, tc := range tests {
+		r := httptest.NewRequest("GET", "/demo", nil)
+		r.Host = tc.host
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, r)
+		if rec.Code != tc.want {
+			t.Errorf("Host %q: %d, want %d", tc.host, rec.Code, tc.want)
+		}
+	}
+}

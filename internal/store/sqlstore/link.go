@@ -36,3 +36,23 @@ func (e *executor) LinkChallengeSpend(ctx context.Context, clientID, id string) 
 	}
 	return n > 0, nil
 }
+
+// Failed logins per session
+
+func (e *executor) SessionLoginFailureReserve(ctx context.Context, clientID, sessionID string, max int) (bool, error) {
+	n, err := e.conn.Exec(ctx, `UPDATE sessions SET login_failures = login_failures + 1
+		WHERE client_id = $1 AND id = $2 AND login_failures < $3`, clientID, sessionID, max)
+	if err != nil {
+		return false, fmt.Errorf("session: reserve login failure: %w", err)
+	}
+	return n > 0, nil
+}
+
+func (e *executor) SessionLoginFailureRelease(ctx context.Context, clientID, sessionID string) error {
+	_, err := e.conn.Exec(ctx, `UPDATE sessions SET login_failures = login_failures - 1
+		WHERE client_id = $1 AND id = $2 AND login_failures > 0`, clientID, sessionID)
+	if err != nil {
+		return fmt.Errorf("session: release login failure: %w", err)
+	}
+	return nil
+}

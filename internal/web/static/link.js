@@ -101,8 +101,10 @@
     });
   }
 
-  // fail handles an error of any call: session errors end the flow.
-  function fail(err) {
+  // fail handles an error of any call: session errors end the flow. A
+  // rate-limited call shows its message in errorId (the error paragraph of
+  // the form that made it), when there is one.
+  function fail(err, errorId) {
     switch (err.code) {
       case 'SESSION_EXPIRED':
         return fatal('Session_Expired', 'This session has expired', 'Close this window and start again from the app.');
@@ -111,11 +113,20 @@
       case 'CLIENT_ID_NOT_FOUND':
         return fatal('Client_ID_Not_Found', 'This app is not set up', 'The app opened the flow with an unknown client ID.');
       case 'RATE_LIMIT_EXCEEDED':
-        announce('Too many tries. Wait a few seconds, then try again.');
+        if (errorId) {
+          setError(errorId, 'Too many tries. Wait a few seconds, then try again.');
+        } else {
+          announce('Too many tries. Wait a few seconds, then try again.');
+        }
         return null;
       default:
         return fatal('Unexpected_Error', 'Something went wrong', err.message || 'Please try again later.', true);
     }
+  }
+
+  // sessionError reports whether an error ends the flow whatever the call.
+  function sessionError(err) {
+    return err.code === 'SESSION_EXPIRED' || err.code === 'SESSION_NOT_FOUND' || err.code === 'CLIENT_ID_NOT_FOUND';
   }
 
   function fatal(code, title, message, local) {
@@ -229,16 +240,25 @@
     searchTimer = window.setTimeout(function () {
       var seq = ++searchSeq;
       if (!q.trim()) {
+        setError('search-error', '');
         state.searchIds = null;
         announce(renderMerchants() + ' merchants');
         return;
       }
       call('/link/api/merchants', { search: q }).then(function (r) {
         if (seq !== searchSeq) { return; }
+        setError('search-error', '');
         state.searchIds = r.merchant_ids;
         var n = renderMerchants();
         announce(n === 0 ? 'No merchant matches.' : n === 1 ? '1 merchant' : n + ' merchants');
-      }).catch(fail);
+      }).catch(function (err) {
+        if (seq !== searchSeq) { return; }
+        if (sessionError(err)) { return fail(err); }
+        // A failed search keeps the list as it was: the user may scroll
+        // or type again.
+        setError('search-error', err.code === 'RATE_LIMIT_EXCEEDED' ? 'Too many searches. Wait a few seconds, then try again.' :
+          'The search did not work. Try again, or pick from the list.');
+      });
     }, 180);
   });
 
@@ -303,10 +323,11 @@
     busy('login-submit', true);
     announce('Logging in to ' + state.merchant.name + '…');
     event('login started');
-    call('/link/api/login', body).then(outcome).catch(fail).then(function () { busy('login-submit', false); });
+    call('/link/api/login', body).then(outcome).catch(function (err) { fail(err, 'login-error'); })
+      .then(function () { busy('login-submit', false); });
   });
 
-  function answer(formInput, submitId) {
+  function answer(formInput, submitId, errorId) {
     var input = $(formInput);
     if (!input.value.trim()) {
       input.setAttribute('aria-invalid', 'true');
@@ -324,12 +345,12 @@
         setError('login-error', err.message);
         return;
       }
-      fail(err);
+      fail(err, errorId);
     }).then(function () { busy(submitId, false); });
   }
 
-  $('otp-form').addEventListener('submit', function (e) { e.preventDefault(); answer('otp', 'otp-submit'); });
-  $('question-form').addEventListener('submit', function (e) { e.preventDefault(); answer('answer', 'question-submit'); });
+  $('otp-form').addEventListener('submit', function (e) { e.preventDefault(); answer('otp', 'otp-submit', 'otp-error'); });
+  $('question-form').addEventListener('submit', function (e) { e.preventDefault(); answer('answer', 'question-submit', 'question-error'); });
 
   // outcome shows where a login stands after a step.
   function outcome(r) {
@@ -357,6 +378,7 @@
         setError('question-error', r.wrong ? r.message : '');
         if (!r.wrong) { event('security questions required'); }
         show('question', 'answer');
+        if (r.wrong) { $('answer').setAttribute('aria-invalid', 'true'); }
         return;
       case 'failed':
         if (r.retry) {
@@ -365,11 +387,16 @@
           setError('login-error', r.message);
           return;
         }
+        // An end screen: no later expiry check may replace it.
+        state.finished = true;
+        clearTimers();
         $('failure-message').textContent = r.message;
         $('failure-back').hidden = state.preselected;
         show('failure');
         return;
       case 'unavailable':
+        state.finished = true;
+        clearTimers();
         $('unavailable-message').textContent = r.message;
         show('unavailable');
         post('error', { errorCode: 'Login_Unavailable', message: r.message });
@@ -379,6 +406,10 @@
 
   // --- Navigation ------------------------------------------------------------
   function backToMerchants() {
+    if (state.finished) { // from a failure: the session goes on, so do its timers
+      state.finished = false;
+      recheck();
+    }
     state.merchant = null;
     state.challenge = null;
     renderMerchants();

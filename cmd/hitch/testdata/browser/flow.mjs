@@ -52,8 +52,10 @@ try {
     page.setDefaultTimeout(timeout);
     const consoleErrors = [];
     // The expired session's 400 is the one failed load expected.
+    let failedLoadsExpected = false; // scenario 5 fakes failed calls
     page.on('console', (msg) => {
-      if (msg.type() === 'error' && !/status of 400/.test(msg.text())) consoleErrors.push(msg.text());
+      if (msg.type() === 'error' && !/status of 400/.test(msg.text()) &&
+        !(failedLoadsExpected && /status of (500|429)/.test(msg.text()))) consoleErrors.push(msg.text());
     });
     page.on('pageerror', (err) => consoleErrors.push(String(err)));
     const shot = (name) => page.screenshot({ path: join(out, `${name}-${vp.name}.png`) });
@@ -165,6 +167,58 @@ try {
       await page.waitForFunction(() => window.refreshEvents.includes('REFRESH_SESSION_REQUEST'));
       await page.evaluate(() => window.refreshLink.close());
       report({ viewport: vp.name, scenario: 'refresh' });
+    }
+
+    // 5. Errors the user can recover from, seen and heard: a failed search
+    // keeps the list; a wrong security answer marks the field invalid and
+    // describes it with the message; a rate-limited answer says so on screen.
+    if (vp.name === 'desktop') {
+      failedLoadsExpected = true;
+      await page.fill('#external-user-id', `browser-${runID}-${vp.name}-a11y`);
+      await page.selectOption('#type', 'transaction_link');
+      await page.click('#open');
+      flow = page.frameLocator('iframe[data-hitch-link]');
+      await flow.locator('#merchants li:not([hidden])').first().waitFor();
+      const listed = await flow.locator('#merchants li:not([hidden])').count();
+      await browser.route('**/link/api/merchants', (route) => route.fulfill({ status: 500, contentType: 'application/json',
+        body: JSON.stringify({ error_type: 'API_ERROR', error_code: 'INTERNAL_SERVER_ERROR', error_message: 'boom' }) }));
+      await flow.locator('#search').fill('netfl');
+      await flow.locator('#search-error').waitFor({ state: 'visible' });
+      if (!(await flow.locator('#view-merchants').isVisible()) || await flow.locator('#merchants li:not([hidden])').count() !== listed) {
+        throw new Error('a failed search did not keep the list');
+      }
+      if (await flow.locator('#search').getAttribute('aria-describedby') !== 'search-error') {
+        throw new Error('the search error is not tied to the search field');
+      }
+      await browser.unroute('**/link/api/merchants');
+      await flow.locator('.merchant', { hasText: 'Netflix' }).click();
+      await flow.locator('#username').fill('user_good');
+      await flow.locator('#password').fill('pass_questions');
+      await flow.locator('#password').press('Enter');
+      await flow.locator('#answer').waitFor({ state: 'visible' });
+      await flow.locator('#answer').fill('wrong answer');
+      await flow.locator('#answer').press('Enter');
+      await flow.locator('#question-error').waitFor({ state: 'visible' });
+      const a11y = await flow.locator('#answer').evaluate((el) => ({
+        invalid: el.getAttribute('aria-invalid'), describedBy: el.getAttribute('aria-describedby'),
+        error: document.getElementById(el.getAttribute('aria-describedby') || 'none')?.textContent || '',
+      }));
+      if (a11y.invalid !== 'true' || a11y.describedBy !== 'question-error' || !/not right/.test(a11y.error)) {
+        throw new Error('the wrong answer is not marked on its field: ' + JSON.stringify(a11y));
+      }
+      await shot('question-wrong');
+      await browser.route('**/link/api/answer', (route) => route.fulfill({ status: 429, contentType: 'application/json',
+        headers: { 'Retry-After': '1' },
+        body: JSON.stringify({ error_type: 'RATE_LIMIT_EXCEEDED', error_code: 'RATE_LIMIT_EXCEEDED', error_message: 'slow down' }) }));
+      await flow.locator('#answer').fill('another');
+      await flow.locator('#answer').press('Enter');
+      await until('the rate limit to show', async () => /Too many tries/.test(await flow.locator('#question-error').textContent()));
+      if (!(await flow.locator('#question-error').isVisible())) throw new Error('the rate limit message is not visible');
+      await browser.unroute('**/link/api/answer');
+      await flow.locator('#close').click();
+      await page.locator('iframe[data-hitch-link]').waitFor({ state: 'detached' });
+      failedLoadsExpected = false;
+      report({ viewport: vp.name, scenario: 'recoverable' });
     }
 
     if (consoleErrors.length) throw new Error('console errors: ' + consoleErrors.join(' | '));

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"html"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -160,12 +161,131 @@ func TestBrowserLinkFlow(t *testing.T) {
 	}
 }
 
+// TestBrowserLinkCrossOrigin embeds the web SDK as a developer does: in a
+// page of their own on another origin than Hitch (localhost rather than
+// 127.0.0.1), which loads <hitch>/sdk/hitch.js and opens the flow for a
+// session its server created. The same-origin demo cannot tell a flow that
+// answers its own origin (or '*') from one that answers the parent's, nor
+// an SDK that trusts any message from the page's origin from one that
+// trusts only its frame. crossorigin.mjs logs in through the flow, checks
+// onSuccess and where each message was addressed, and that forged messages
+// (a success the page posts itself, one from another Hitch frame, one from
+// the SDK's frame navigated to another origin, a second init into the
+// flow) are ignored; the test checks the account.
+func TestBrowserLinkCrossOrigin(t *testing.T) {
+	if _, err := os.Stat(chromiumPath); err != nil {
+		msg := "browser test: " + chromiumPath + " is missing (apt-get install chromium)"
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg + "; required when CI=true")
+		}
+		t.Skip(msg)
+	}
+	node, scripts := browserScripts(t)
+	t.Parallel()
+	artifacts := browserArtifacts(t, "crossorigin-")
+
+	const clientID = "browser_cross_01"
+	base, _, logs := serveForBrowser(t, clientID)
+	if !strings.HasPrefix(base, "http://127.0.0.1:") {
+		t.Fatalf("hitch listens on %s, want 127.0.0.1 (the page is served as localhost)", base)
+	}
+	api := newHitchAPI(clientID)
+
+	// The developer's server creates the session and puts it in its page.
+	userID := fmt.Sprintf("cross-%d", time.Now().UnixNano())
+	var s struct {
+		Session string `json:"session"`
+	}
+	if status, err := api.call(base, "POST", "/session/create", map[string]string{"type": "transaction_link", "external_user_id": userID}, &s); err != nil || status != http.StatusOK {
+		t.Fatalf("create session: %d %v", status, err)
+	}
+	page := fmt.Sprintf(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>A developer's app</title>
+<script src="%s/sdk/hitch.js"></script></head>
+<body data-session="%s" data-client-id="%s">
+<h1>A developer's app</h1>
+<button id="open" type="button">Link an account</button>
+<script>
+window.calls = [];
+window.messages = [];
+window.addEventListener('message', function (e) {
+  window.messages.push({ origin: e.origin, name: e.data && e.data.name });
+});
+document.getElementById('open').addEventListener('click', function () {
+  window.link = new HitchLink();
+  window.link.open({
+    sessionId: document.body.dataset.session,
+    clientId: document.body.dataset.clientId,
+    environment: 'development',
+    onSuccess: function (product, details) { window.calls.push({ cb: 'onSuccess', product: product, details: details }); },
+    onError: function (product, code, message) { window.calls.push({ cb: 'onError', product: product, code: code, message: message }); },
+    onEvent: function (product, event) { window.calls.push({ cb: 'onEvent', product: product, event: event }); },
+    onExit: function (product) { window.calls.push({ cb: 'onExit', product: product }); }
+  });
+});
+</script>
+</body></html>
+`, html.EscapeString(base), html.EscapeString(s.Session), html.EscapeString(clientID))
+	dev := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/":
+		case "/elsewhere": // where the test navigates the SDK's frame
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			_, _ = io.WriteString(w, "<!doctype html><title>Elsewhere</title><p>Not Hitch.")
+			return
+		case "/favicon.ico": // asked for by Chromium; none here
+			w.WriteHeader(http.StatusNoContent)
+			return
+		default:
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = io.WriteString(w, page)
+	}))
+	t.Cleanup(dev.Close)
+	pageURL := strings.Replace(dev.URL, "http://127.0.0.1:", "http://localhost:", 1) + "/"
+
+	cmd := exec.Command(node, "crossorigin.mjs")
+	cmd.Dir = scripts
+	cmd.Env = append(os.Environ(), "HITCH_URL="+base, "PAGE_URL="+pageURL, "OUT_DIR="+artifacts, "CHROMIUM="+chromiumPath)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	timer := time.AfterFunc(3*time.Minute, func() { _ = cmd.Process.Kill() })
+	err := cmd.Run()
+	timer.Stop()
+	if err != nil {
+		t.Fatalf("browser script: %v\nstdout:\n%s\nstderr:\n%s\nhitch logs:\n%s", err, &stdout, &stderr, lastLines(logs.String(), 30))
+	}
+	var r struct {
+		FrameOrigin   string   `json:"frameOrigin"`
+		PageOrigin    string   `json:"pageOrigin"`
+		TargetOrigins []string `json:"targetOrigins"`
+		Calls         []string `json:"calls"`
+	}
+	if err := json.Unmarshal(bytes.TrimSpace(stdout.Bytes()), &r); err != nil {
+		t.Fatalf("browser script printed %q: %v", stdout.String(), err)
+	}
+	t.Logf("flow %s in page %s; messages addressed to %q", r.FrameOrigin, r.PageOrigin, r.TargetOrigins)
+	want := []string{"onEvent MERCHANT_CLICKED", "onEvent LOGIN_STARTED", "onEvent AUTHENTICATED", "onSuccess", "onExit"}
+	if strings.Join(r.Calls, ",") != strings.Join(want, ",") {
+		t.Errorf("callbacks %q, want %q", r.Calls, want)
+	}
+	q := url.Values{"external_user_id": {userID}, "merchant_id": {"4"}} // Netflix
+	if status, err := api.call(base, "GET", "/accounts/get?"+q.Encode(), nil, nil); err != nil || status != http.StatusOK {
+		t.Errorf("GET /accounts/get: %d %v", status, err)
+	}
+	if strings.Contains(logs.String(), s.Session) || strings.Contains(logs.String(), "pass_good") {
+		t.Error("the logs contain the session value or the password")
+	}
+}
+
 // browserScripts installs playwright-core (pinned in testdata/browser) and
 // returns node and the folder holding the script.
 func browserScripts(t *testing.T) (node, dir string) {
 	t.Helper()
 	files := map[string][]byte{}
-	for _, name := range []string{"package.json", "package-lock.json", "flow.mjs", "dashboard.mjs"} {
+	for _, name := range []string{"package.json", "package-lock.json", "flow.mjs", "dashboard.mjs", "crossorigin.mjs"} {
 		b, err := os.ReadFile(filepath.Join("testdata", "browser", name))
 		if err != nil {
 			t.Fatal(err)

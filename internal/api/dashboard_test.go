@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"maps"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -192,7 +194,7 @@ func TestDashboardSignIn(t *testing.T) {
 				cookie = c
 			}
 		}
-		if cookie == nil || !cookie.HttpOnly || cookie.SameSite != http.SameSiteLaxMode || cookie.Secure || cookie.Path != "/" || cookie.MaxAge != 12*3600 {
+		if cookie == nil || !cookie.HttpOnly || cookie.SameSite != http.SameSiteStrictMode || cookie.Secure || cookie.Path != "/" || cookie.MaxAge != 12*3600 {
 			t.Fatalf("session cookie %+v", cookie)
 		}
 		if r := d.get("/dashboard"); r.status != http.StatusOK || !strings.Contains(string(r.body), h.clientID) {
@@ -278,6 +280,124 @@ func TestDashboardLockout(t *testing.T) {
 	})
 }
 
+// signInService signs in through the member service, again while it is
+// busy (ErrBusy is load shedding, not an answer about the password).
+func signInService(h *harness, email, password string) error {
+	for {
+		_, err := h.members.SignIn(context.Background(), email, password, audit.Origin{UserAgent: "race"})
+		if !errors.Is(err, member.ErrBusy) {
+			return err
+		}
+	}
+}
+
+// Concurrent wrong passwords count up to the lock and no further, and the
+// right password is refused once locked.
+func TestDashboardLockoutConcurrent(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, h *harness) {
+		password := h.addMember("ada@example.com", store.RoleAdmin)
+		var wg sync.WaitGroup
+		for range 39 {
+			wg.Go(func() {
+				if err := signInService(h, "ada@example.com", "guess"); !errors.Is(err, member.ErrInvalidCredentials) {
+					t.Errorf("wrong password: %v", err)
+				}
+			})
+		}
+		wg.Wait()
+		if err := signInService(h, "ada@example.com", password); !errors.Is(err, member.ErrInvalidCredentials) {
+			t.Fatalf("right password while locked: %v", err)
+		}
+		m, err := h.store.MemberGetByEmail(context.Background(), "ada@example.com")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.FailedAttempts != 0 || m.LockedUntil == nil || !m.LockedUntil.After(h.clock.Now()) {
+			t.Fatalf("after 39 concurrent failures: %d failed attempts, locked until %v", m.FailedAttempts, m.LockedUntil)
+		}
+		// Past the lock, the count starts from zero: nothing counted
+		// beyond the lock is left over.
+		h.clock.Advance(member.DefaultLockout)
+		for range member.DefaultMaxFailures - 1 {
+			if err := signInService(h, "ada@example.com", "guess"); !errors.Is(err, member.ErrInvalidCredentials) {
+				t.Fatalf("wrong password: %v", err)
+			}
+		}
+		if err := signInService(h, "ada@example.com", password); err != nil {
+			t.Fatalf("right password after the lock: %v", err)
+		}
+	})
+}
+
+// 39 wrong passwords and the right one at once: the right one succeeds
+// only if it commits before the lock, that is after fewer than
+// MaxFailures failures in the audit chain (which is commit order).
+func TestDashboardLockoutRace(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, h *harness) {
+		password := h.addMember("ada@example.com", store.RoleAdmin)
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		for i := range 40 {
+			wg.Go(func() {
+				<-start
+				if i == 20 {
+					if err := signInService(h, "ada@example.com", password); err != nil && !errors.Is(err, member.ErrInvalidCredentials) {
+						t.Errorf("right password: %v", err)
+					}
+					return
+				}
+				if err := signInService(h, "ada@example.com", "guess"); !errors.Is(err, member.ErrInvalidCredentials) {
+					t.Errorf("wrong password: %v", err)
+				}
+			})
+		}
+		close(start)
+		wg.Wait()
+		failures, successes := 0, 0
+		for _, a := range actions(auditLog(t, h.api)) {
+			switch a {
+			case "signin:failure":
+				failures++
+			case "signin:success":
+				successes++
+				if failures >= member.DefaultMaxFailures {
+					t.Fatalf("signed in after %d failures, while locked", failures)
+				}
+			}
+		}
+		if failures+successes != 40 || successes > 1 {
+			t.Fatalf("%d failures, %d successes recorded", failures, successes)
+		}
+		m, err := h.store.MemberGetByEmail(context.Background(), "ada@example.com")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.FailedAttempts != 0 || m.LockedUntil == nil {
+			t.Fatalf("after the race: %d failed attempts, locked until %v", m.FailedAttempts, m.LockedUntil)
+		}
+	})
+}
+
+// Every refusal takes at least the refusal floor, for an unknown e-mail
+// as for a member's wrong password, so timing does not tell members apart.
+func TestDashboardSignInRefusalFloor(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, h *harness) {
+		h.addMember("ada@example.com", store.RoleAdmin)
+		const floor = 150 * time.Millisecond
+		svc := member.NewService(h.store, h.audit, h.clock.Now, member.Config{RefusalFloor: floor})
+		for _, email := range []string{"nobody@example.com", "ada@example.com", strings.Repeat("x", 300)} {
+			begin := time.Now()
+			_, err := svc.SignIn(context.Background(), email, "guess", audit.Origin{UserAgent: "test"})
+			if took := time.Since(begin); !errors.Is(err, member.ErrInvalidCredentials) || took < floor {
+				t.Errorf("%.20s: %v after %v, want a refusal after at least %v", email, err, took, floor)
+			}
+		}
+	})
+}
+
 func TestDashboardSessionExpiry(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, h *harness) {
@@ -309,6 +429,70 @@ func TestDashboardSessionExpiry(t *testing.T) {
 	})
 }
 
+// currentSecret is the id of the developer's current API secret.
+func currentSecret(t *testing.T, h *harness) string {
+	t.Helper()
+	secrets, err := h.store.ClientSecretListLive(context.Background(), h.clientID, h.clock.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range secrets {
+		if s.ExpiresAt == nil {
+			return s.ID
+		}
+	}
+	t.Fatal("no current secret")
+	return ""
+}
+
+// Sign-in posts are limited per IP: past the burst they are answered 429
+// with Retry-After, before any password is checked.
+func TestDashboardSignInLimit(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, h *harness) {
+		// One form token for every post, sent as the cookie and the field,
+		// so that concurrent answers cannot replace it.
+		token := "limit-test-token"
+		statuses := make([]int, 40)
+		retry := make([]string, 40)
+		var wg sync.WaitGroup
+		for i := range statuses {
+			wg.Go(func() {
+				form := url.Values{"csrf": {token}, "email": {"nobody@example.com"}, "password": {"guess"}}
+				req, _ := http.NewRequest("POST", h.url+"/dashboard/signin", strings.NewReader(form.Encode()))
+				req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+				req.AddCookie(&http.Cookie{Name: "hitch_signin", Value: token})
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				statuses[i], retry[i] = resp.StatusCode, resp.Header.Get("Retry-After")
+			})
+		}
+		wg.Wait()
+		limited := 0
+		for i, st := range statuses {
+			switch {
+			case st == http.StatusTooManyRequests && retry[i] != "":
+				limited++
+			case st != http.StatusUnauthorized && st != http.StatusServiceUnavailable: // 503: password checks all busy
+				t.Errorf("post %d: %d", i, st)
+			}
+		}
+		// 20 at once, then one a second: the 40 posts take well under 10 s.
+		if limited < 10 {
+			t.Fatalf("%d of 40 posts limited: %v", limited, statuses)
+		}
+		// The form page itself is not limited.
+		if r := h.dash().get("/dashboard/signin"); r.status != http.StatusOK {
+			t.Fatalf("sign-in page: %d", r.status)
+		}
+	})
+}
+
 func TestDashboardRoles(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, h *harness) {
@@ -333,6 +517,7 @@ func TestDashboardRoles(t *testing.T) {
 			}
 		}
 		before := len(auditLog(t, h.api))
+		secretBefore := currentSecret(t, h)
 		hook := url.Values{"url": {"http://127.0.0.1:9/hook"}}
 		for _, c := range []struct {
 			who    *dash
@@ -361,9 +546,10 @@ func TestDashboardRoles(t *testing.T) {
 		if r := developer.post("/dashboard/webhooks", hook); r.status != http.StatusOK {
 			t.Fatalf("developer adds an endpoint: %d %s", r.status, regexp.MustCompile(`id="page-error">[^<]*`).Find(r.body))
 		}
-		// The secret still works: nothing rotated it.
-		if _, err := h.api.AuditLogs(context.Background(), &client.AuditLogsRequest{}); err != nil {
-			t.Fatal(err)
+		// Nothing rotated the secret: the current one is the same. (Using
+		// it would prove nothing: a rotated-out secret works for a while.)
+		if after := currentSecret(t, h); after != secretBefore {
+			t.Fatalf("the current secret changed: %s, then %s", secretBefore, after)
 		}
 	})
 }
@@ -448,6 +634,17 @@ func TestDashboardAuditedActions(t *testing.T) {
 		if r := d.get("/dashboard/users?q=user-"); r.status != http.StatusOK || !strings.Contains(string(r.body), "user-7") {
 			t.Fatalf("users search: %d", r.status)
 		}
+		// A link on another site (or a sibling subdomain) records nothing:
+		// the want list below has exactly two user.view.
+		for _, site := range []string{"cross-site", "same-site"} {
+			if r := d.send("GET", "/dashboard/user?id=user-7", nil, http.Header{"Sec-Fetch-Site": {site}}); r.status != http.StatusForbidden ||
+				strings.Contains(string(r.body), "Netflix") {
+				t.Fatalf("user page from %s: %d", site, r.status)
+			}
+		}
+		if r := d.send("GET", "/dashboard/user?id=user-7", nil, http.Header{"Sec-Fetch-Site": {"same-origin"}}); r.status != http.StatusOK {
+			t.Fatalf("user page from the dashboard: %d", r.status)
+		}
 
 		// Failed actions: no record.
 		for _, c := range []struct {
@@ -476,7 +673,7 @@ func TestDashboardAuditedActions(t *testing.T) {
 		recs := auditLog(t, fresh)
 		want := []string{"member.add", "signin", "secret.view", "secret.rotate", "member.add", "member.role_change", "member.remove",
 			"webhook.add", "webhook.update", "webhook.test", "event.resend", "webhook.remove", "merchant.hide", "merchant.show",
-			"user.view", "user.view", "signout"}
+			"user.view", "user.view", "user.view", "signout"}
 		var got []string
 		for _, a := range actions(recs) {
 			action, outcome, _ := strings.Cut(a, ":")

@@ -283,22 +283,28 @@ func equal(a, b []byte) bool {
 	return string(a) == string(b)
 }
 
-// VerifyAll verifies the chain of every developer and returns their heads;
-// it stops at the first broken chain.
+// VerifyAll verifies the chain of every developer. It returns the heads of
+// the intact chains and every broken chain's *BreakError, joined (IsBreak
+// and errors.As see them); it stops early only when the store fails.
 func VerifyAll(ctx context.Context, st store.Store) ([]*Head, error) {
 	clients, err := st.ClientList(ctx)
 	if err != nil {
 		return nil, err
 	}
 	var heads []*Head
+	var breaks []error
 	for _, c := range clients {
 		h, err := Verify(ctx, st, c.ID)
+		if IsBreak(err) {
+			breaks = append(breaks, err)
+			continue
+		}
 		if err != nil {
-			return heads, err
+			return heads, errors.Join(append(breaks, err)...)
 		}
 		heads = append(heads, h)
 	}
-	return heads, nil
+	return heads, errors.Join(breaks...)
 }
 
 // IsBreak reports whether err is a broken chain.

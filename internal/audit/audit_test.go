@@ -144,9 +144,23 @@ func TestVerify(t *testing.T) {
 			t.Fatalf("changed record: %v", err)
 		}
 		heads, err := audit.VerifyAll(ctx, st)
-		if !audit.IsBreak(err) || len(heads) > 1 {
+		if !audit.IsBreak(err) || len(heads) != 1 || heads[0].ClientID != "client-b" {
 			t.Fatalf("VerifyAll: %v %v", heads, err)
 		}
+		// Every broken chain is reported, not only the first.
+		write(t, st, log, "client-b", audit.ActionSignIn)
+		storetest.ExecRaw(t, st, `UPDATE audit_records SET actor_email = 'mallory@example.com' WHERE client_id = 'client-b' AND seq = 2`)
+		heads, err = audit.VerifyAll(ctx, st)
+		broken := map[string]int64{}
+		for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
+			if errors.As(e, &b) {
+				broken[b.ClientID] = b.Seq
+			}
+		}
+		if len(heads) != 0 || len(broken) != 2 || broken["client-a"] != 17 || broken["client-b"] != 2 {
+			t.Fatalf("VerifyAll with two broken chains: %v, %v", heads, err)
+		}
+		storetest.ExecRaw(t, st, `UPDATE audit_records SET actor_email = 'ada@example.com' WHERE client_id = 'client-b' AND seq = 2`)
 		storetest.ExecRaw(t, st, `UPDATE audit_records SET actor_email = 'ada@example.com' WHERE client_id = 'client-a' AND seq = 17`)
 		if _, err := audit.Verify(ctx, st, "client-a"); err != nil {
 			t.Fatalf("restored: %v", err)
@@ -162,7 +176,7 @@ func TestVerify(t *testing.T) {
 			t.Fatalf("cut chain: %v", err)
 		}
 		// The other developer's chain is untouched.
-		if head, err := audit.Verify(ctx, st, "client-b"); err != nil || head.Records != 1 {
+		if head, err := audit.Verify(ctx, st, "client-b"); err != nil || head.Records != 2 {
 			t.Fatalf("client-b: %+v %v", head, err)
 		}
 	})

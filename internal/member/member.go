@@ -14,6 +14,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"net/mail"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -39,6 +40,9 @@ var (
 	ErrSessionEnded = errors.New("member: the sign-in has ended")
 	// ErrForbidden: the member's role does not allow the action.
 	ErrForbidden = errors.New("member: the role does not allow this")
+	// ErrBusy: too many passwords are being checked at once; try again
+	// shortly.
+	ErrBusy = errors.New("member: too many sign-ins at once")
 	// ErrNotFound: the developer has no such member.
 	ErrNotFound = errors.New("member: not found")
 	// ErrExists: the e-mail belongs to a member already.
@@ -61,6 +65,10 @@ const (
 	DefaultSessionLifetime = 12 * time.Hour
 	DefaultMaxFailures     = 5
 	DefaultLockout         = 15 * time.Minute
+	DefaultRefusalFloor    = 60 * time.Millisecond
+	// hashWait is how long a sign-in waits for a free password check
+	// before ErrBusy.
+	hashWait = time.Second
 	// touchEvery bounds how often a sign-in's last_seen_at is written.
 	touchEvery = time.Minute
 )
@@ -76,6 +84,14 @@ type Config struct {
 	MaxFailures int
 	// ...for Lockout (default 15 minutes).
 	Lockout time.Duration
+	// RefusalFloor is the least time a refused sign-in takes, measured
+	// on the wall clock from the start of SignIn, so that unknown e-mails,
+	// wrong passwords and locked members all answer alike (default 60 ms,
+	// above a password check and the failure's writes; negative: none).
+	RefusalFloor time.Duration
+	// MaxConcurrentChecks bounds the password checks (argon2id, 19 MiB
+	// and ~25 ms each) running at once (default 2 × GOMAXPROCS).
+	MaxConcurrentChecks int
 }
 
 // Service manages members and their sign-ins.
@@ -88,6 +104,8 @@ type Service struct {
 	// the same time as a member's wrong password. It is made on first use:
 	// every command builds a Service, few sign anyone in.
 	dummyHash func() string
+	// checks holds a token per running password check.
+	checks chan struct{}
 }
 
 // NewService returns a Service; now is the clock.
@@ -104,8 +122,15 @@ func NewService(st store.Store, log *audit.Log, now func() time.Time, cfg Config
 	if cfg.Lockout == 0 {
 		cfg.Lockout = DefaultLockout
 	}
+	if cfg.RefusalFloor == 0 {
+		cfg.RefusalFloor = DefaultRefusalFloor
+	}
+	if cfg.MaxConcurrentChecks <= 0 {
+		cfg.MaxConcurrentChecks = 2 * runtime.GOMAXPROCS(0)
+	}
 	return &Service{store: st, audit: log, now: now, cfg: cfg,
-		dummyHash: sync.OnceValue(func() string { return HashPassword(NewPassword()) })}
+		dummyHash: sync.OnceValue(func() string { return HashPassword(NewPassword()) }),
+		checks:    make(chan struct{}, cfg.MaxConcurrentChecks)}
 }
 
 // Principal is a signed-in member, with the developer it belongs to.
@@ -296,26 +321,64 @@ type SignedIn struct {
 }
 
 // SignIn checks an e-mail and password. A wrong password counts towards
-// the lockout; a locked member is refused whatever the password. Every
-// attempt on a member's e-mail is audited, success or failure; attempts
-// on unknown e-mails have no developer to be recorded for (docs/audit.md).
-// Unknown e-mails still cost a password hash, so timing does not tell
-// members apart.
+// the lockout; a locked member is refused whatever the password, and the
+// password is not even checked. Every attempt on a member's e-mail is
+// audited, success or failure; attempts on unknown e-mails have no
+// developer to be recorded for (docs/audit.md). Every refusal takes at
+// least Config.RefusalFloor and unknown e-mails still cost a password
+// check, so timing does not tell members apart. ErrBusy when too many
+// passwords are being checked at once.
 func (s *Service) SignIn(ctx context.Context, email, password string, origin audit.Origin) (*SignedIn, error) {
+	start := time.Now()
+	signed, err := s.signIn(ctx, email, password, origin)
+	if errors.Is(err, ErrInvalidCredentials) {
+		s.pad(ctx, start)
+	}
+	return signed, err
+}
+
+// pad sleeps until RefusalFloor has passed since start.
+func (s *Service) pad(ctx context.Context, start time.Time) {
+	rest := s.cfg.RefusalFloor - time.Since(start)
+	if rest <= 0 {
+		return
+	}
+	t := time.NewTimer(rest)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
+// check is CheckPassword within the bound of concurrent checks.
+func (s *Service) check(ctx context.Context, phc, password string) (bool, error) {
+	t := time.NewTimer(hashWait)
+	defer t.Stop()
+	select {
+	case s.checks <- struct{}{}:
+	case <-t.C:
+		return false, ErrBusy
+	case <-ctx.Done():
+		return false, ctx.Err()
+	}
+	defer func() { <-s.checks }()
+	return CheckPassword(phc, password)
+}
+
+// errLockedNow is a success refused because the member was locked by the
+// time it committed.
+var errLockedNow = errors.New("member: locked")
+
+func (s *Service) signIn(ctx context.Context, email, password string, origin audit.Origin) (*SignedIn, error) {
 	email = strings.ToLower(strings.TrimSpace(email))
 	if len(email) > 254 || len(password) > 1024 {
-		_, _ = CheckPassword(s.dummyHash(), password)
-		return nil, ErrInvalidCredentials
+		return nil, s.refuseUnknown(ctx, password)
 	}
 	m, err := s.store.MemberGetByEmail(ctx, email)
 	if errors.Is(err, store.ErrNotFound) {
-		_, _ = CheckPassword(s.dummyHash(), password)
-		return nil, ErrInvalidCredentials
+		return nil, s.refuseUnknown(ctx, password)
 	}
-	if err != nil {
-		return nil, err
-	}
-	ok, err := CheckPassword(m.PasswordHash, password)
 	if err != nil {
 		return nil, err
 	}
@@ -323,26 +386,25 @@ func (s *Service) SignIn(ctx context.Context, email, password string, origin aud
 	if err != nil {
 		return nil, err
 	}
-	now := s.now().UTC()
-	locked := m.LockedUntil != nil && now.Before(*m.LockedUntil)
 	p := &Principal{Member: m, Client: client}
-	if locked || !ok {
-		err := s.store.InTx(ctx, func(ex store.Executor) error {
-			entry := p.Entry(audit.ActionSignIn, audit.TargetSession, nil, origin)
-			entry.Outcome = audit.OutcomeFailure
-			if _, err := s.audit.Write(ctx, ex, entry); err != nil {
-				return err
-			}
-			if locked { // failures while locked do not lengthen the lock
-				return nil
-			}
-			_, err := ex.MemberRecordFailure(ctx, m.ClientID, m.ID, s.cfg.MaxFailures, now.Add(s.cfg.Lockout), now)
-			return err
-		})
-		if err != nil {
+	now := s.now().UTC()
+	if m.LockedUntil != nil && now.Before(*m.LockedUntil) {
+		// The password of a locked member is not checked, so guesses while
+		// locked teach nothing; the dummy check keeps the time.
+		if _, err := s.check(ctx, s.dummyHash(), password); err != nil {
 			return nil, err
 		}
-		return nil, ErrInvalidCredentials
+		return nil, s.refuse(ctx, p, origin, false, now)
+	}
+	ok, err := s.check(ctx, m.PasswordHash, password)
+	if err != nil {
+		return nil, err
+	}
+	// The hash took a while and other attempts may have run meanwhile: the
+	// lock is decided again, atomically, by the store.
+	now = s.now().UTC()
+	if !ok {
+		return nil, s.refuse(ctx, p, origin, true, now)
 	}
 	token := newToken()
 	sess := &store.DashboardSession{ID: uuid.NewString(), ClientID: m.ClientID, MemberID: m.ID, TokenHash: tokenHash(token),
@@ -351,23 +413,64 @@ func (s *Service) SignIn(ctx context.Context, email, password string, origin aud
 		if _, err := s.audit.Write(ctx, ex, p.Entry(audit.ActionSignIn, audit.TargetSession, nil, origin)); err != nil {
 			return err
 		}
+		// Checks the lock and resets the count in one statement, holding
+		// the member's row until commit.
+		locked, err := ex.MemberResetFailures(ctx, m.ClientID, m.ID, now)
+		if err != nil {
+			return err
+		}
+		if locked {
+			return errLockedNow
+		}
 		// Ended sign-ins are deleted when used; the others go here, rarely
 		// enough for a scan of a small table.
 		if _, err := ex.DashboardSessionDeleteExpired(ctx, now, now.Add(-s.cfg.IdleTimeout)); err != nil {
 			return err
 		}
-		if m.FailedAttempts > 0 || m.LockedUntil != nil {
-			if err := ex.MemberResetFailures(ctx, m.ClientID, m.ID, now); err != nil {
-				return err
-			}
-		}
 		return ex.DashboardSessionInsert(ctx, sess)
 	})
+	if errors.Is(err, errLockedNow) {
+		return nil, s.refuse(ctx, p, origin, false, now)
+	}
+	if errors.Is(err, store.ErrNotFound) { // removed meanwhile
+		return nil, ErrInvalidCredentials
+	}
 	if err != nil {
 		return nil, err
 	}
 	p.Session, p.Token = sess, token
 	return &SignedIn{Token: token, Principal: p}, nil
+}
+
+// refuseUnknown refuses an e-mail that is no member's, after a password
+// check as long as a member's.
+func (s *Service) refuseUnknown(ctx context.Context, password string) error {
+	if _, err := s.check(ctx, s.dummyHash(), password); err != nil {
+		return err
+	}
+	return ErrInvalidCredentials
+}
+
+// refuse records a refused sign-in of a member and returns
+// ErrInvalidCredentials; count is whether a wrong password counts towards
+// the lockout (the store counts nothing while the member is locked).
+func (s *Service) refuse(ctx context.Context, p *Principal, origin audit.Origin, count bool, now time.Time) error {
+	err := s.store.InTx(ctx, func(ex store.Executor) error {
+		entry := p.Entry(audit.ActionSignIn, audit.TargetSession, nil, origin)
+		entry.Outcome = audit.OutcomeFailure
+		if _, err := s.audit.Write(ctx, ex, entry); err != nil {
+			return err
+		}
+		if !count {
+			return nil
+		}
+		_, err := ex.MemberRecordFailure(ctx, p.Member.ClientID, p.Member.ID, s.cfg.MaxFailures, now.Add(s.cfg.Lockout), now)
+		return err
+	})
+	if err != nil && !errors.Is(err, store.ErrNotFound) { // not found: removed meanwhile
+		return err
+	}
+	return ErrInvalidCredentials
 }
 
 // Authenticate returns the principal of a sign-in's cookie value. An idle

@@ -264,12 +264,18 @@ type Executor interface {
 	MemberSetRole(ctx context.Context, clientID, id, role string, now time.Time) error
 	// MemberCountAdmins counts the developer's admins.
 	MemberCountAdmins(ctx context.Context, clientID string) (int, error)
-	// MemberRecordFailure counts a failed sign-in; at maxFailures it locks
-	// the member until lockedUntil and starts counting again. It returns
-	// whether this failure locked the member.
+	// MemberRecordFailure counts a failed sign-in unless the member is
+	// locked at now; the failure that reaches maxFailures locks the member
+	// until lockedUntil and starts counting again. It is one conditional
+	// statement, so concurrent failures never count past the lock. It
+	// reports whether the member is locked after it: by this failure, or
+	// already (then nothing was counted).
 	MemberRecordFailure(ctx context.Context, clientID, id string, maxFailures int, lockedUntil, now time.Time) (locked bool, err error)
-	// MemberResetFailures forgets failed sign-ins after a success.
-	MemberResetFailures(ctx context.Context, clientID, id string, now time.Time) error
+	// MemberResetFailures forgets failed sign-ins after a success, unless
+	// the member is locked at now: then it changes nothing and reports
+	// locked. Run in the success's transaction, it checks and holds the
+	// member's row until commit, so a success never commits while locked.
+	MemberResetFailures(ctx context.Context, clientID, id string, now time.Time) (locked bool, err error)
 
 	DashboardSessionInsert(ctx context.Context, s *DashboardSession) error
 	// DashboardSessionGetByTokenHash finds a sign-in by its cookie's hash,

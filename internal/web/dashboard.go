@@ -11,9 +11,12 @@ import (
 	"fmt"
 	"html/template"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
+	"sync"
 	"time"
 
 	"github.com/hitchdev/hitch/internal/account"
@@ -54,6 +57,9 @@ type dashboard struct {
 	log   *slog.Logger
 	pages map[string]*template.Template
 	asset func(string) (string, error)
+	// signins bounds sign-in posts per client IP: each may cost a
+	// password check.
+	signins *ipLimiter
 	// origin refuses cross-origin form posts (Sec-Fetch-Site, Origin):
 	// the first CSRF defence; the token tied to the sign-in is the second.
 	origin *http.CrossOriginProtection
@@ -79,7 +85,8 @@ var dashboardPages = []string{"signin", "overview", "credentials", "members", "w
 
 func (h *Handler) mountDashboard(cfg *Config) error {
 	d := &dashboard{Dashboard: *cfg.Dashboard, cfg: cfg, log: cfg.Logger, pages: map[string]*template.Template{},
-		asset: h.assetURL, origin: http.NewCrossOriginProtection()}
+		asset: h.assetURL, origin: http.NewCrossOriginProtection(),
+		signins: newIPLimiter(signinRate, signinBurst, time.Now)}
 	d.origin.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		d.renderError(w, r, nil, http.StatusForbidden, "This form was sent from another site and was refused.")
 	}))
@@ -257,14 +264,31 @@ func csrfToken(sessionToken string) string {
 	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
 }
 
+// Cookies are SameSite=Strict: no request from another site carries the
+// sign-in, not even a top-level link (the member then signs in again).
 func (d *dashboard) setCookie(w http.ResponseWriter, name, value string, maxAge time.Duration) {
 	http.SetCookie(w, &http.Cookie{Name: d.cookieName(name), Value: value, Path: "/", MaxAge: int(maxAge.Seconds()),
-		HttpOnly: true, Secure: d.SecureCookies, SameSite: http.SameSiteLaxMode})
+		HttpOnly: true, Secure: d.SecureCookies, SameSite: http.SameSiteStrictMode})
 }
 
 func (d *dashboard) clearCookie(w http.ResponseWriter, name string) {
 	http.SetCookie(w, &http.Cookie{Name: d.cookieName(name), Value: "", Path: "/", MaxAge: -1,
-		HttpOnly: true, Secure: d.SecureCookies, SameSite: http.SameSiteLaxMode})
+		HttpOnly: true, Secure: d.SecureCookies, SameSite: http.SameSiteStrictMode})
+}
+
+// refuseOtherSites refuses an audited GET that another site (or a sibling
+// subdomain) sent the browser to, so that a link elsewhere cannot write
+// records in the member's name. The session cookie is SameSite=Strict
+// too; this covers browsers that send it anyway. Typed URLs and bookmarks
+// (none) and the dashboard's own links (same-origin) pass, as do clients
+// that send no Sec-Fetch-Site.
+func refuseOtherSites(r *http.Request) error {
+	switch r.Header.Get("Sec-Fetch-Site") {
+	case "cross-site", "same-site":
+		return &pageError{http.StatusForbidden,
+			"This page was opened from another site, so it was not shown. Open it from the dashboard itself."}
+	}
+	return nil
 }
 
 // origin is where a request came from, for the audit log.
@@ -358,6 +382,12 @@ func (d *dashboard) renderSignin(w http.ResponseWriter, r *http.Request, status 
 }
 
 func (d *dashboard) signin(w http.ResponseWriter, r *http.Request) {
+	if ok, retry := d.signins.allow(origin(r).IP); !ok {
+		w.Header().Set("Retry-After", strconv.Itoa(retry))
+		d.renderSignin(w, r, http.StatusTooManyRequests, "",
+			"Too many sign-in attempts from your network. Wait a few seconds and try again.")
+		return
+	}
 	c, err := r.Cookie(d.cookieName(signinCookie))
 	if err != nil || c.Value == "" || !hmac.Equal([]byte(c.Value), []byte(r.PostFormValue("csrf"))) {
 		d.renderSignin(w, r, http.StatusForbidden, "", "This form has expired. Try again.")
@@ -368,6 +398,12 @@ func (d *dashboard) signin(w http.ResponseWriter, r *http.Request) {
 	if errors.Is(err, member.ErrInvalidCredentials) {
 		d.renderSignin(w, r, http.StatusUnauthorized, email,
 			"The e-mail or password is wrong, or the account is locked for a while after repeated failures.")
+		return
+	}
+	if errors.Is(err, member.ErrBusy) {
+		w.Header().Set("Retry-After", "1")
+		d.renderSignin(w, r, http.StatusServiceUnavailable, email,
+			"Too many people are signing in right now. Try again in a moment.")
 		return
 	}
 	if err != nil {
@@ -387,4 +423,61 @@ func (d *dashboard) signout(w http.ResponseWriter, r *http.Request, p *member.Pr
 	d.clearCookie(w, sessionCookie)
 	http.Redirect(w, r, signinPath, http.StatusSeeOther)
 	return nil
+}
+
+// Sign-in posts per client IP: a burst of signinBurst, then signinRate a
+// second, on this node. Behind a proxy every client shares its address,
+// as with the API's limits.
+const (
+	signinRate  = 1.0
+	signinBurst = 20
+	// maxSigninBuckets bounds the limiter's memory; past it, full
+	// buckets are forgotten.
+	maxSigninBuckets = 100_000
+)
+
+// ipLimiter is a token bucket per key. (internal/api has its own; the web
+// package cannot import it.)
+type ipLimiter struct {
+	rate, burst float64
+	now         func() time.Time
+
+	mu      sync.Mutex
+	buckets map[string]*ipBucket
+}
+
+type ipBucket struct {
+	tokens float64
+	last   time.Time
+}
+
+func newIPLimiter(rate float64, burst int, now func() time.Time) *ipLimiter {
+	return &ipLimiter{rate: rate, burst: float64(burst), now: now, buckets: map[string]*ipBucket{}}
+}
+
+// allow takes a token for key, or reports how many seconds until one is
+// available.
+func (l *ipLimiter) allow(key string) (bool, int) {
+	now := l.now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	b, ok := l.buckets[key]
+	if !ok {
+		if len(l.buckets) >= maxSigninBuckets {
+			for k, b := range l.buckets {
+				if b.tokens+now.Sub(b.last).Seconds()*l.rate >= l.burst {
+					delete(l.buckets, k)
+				}
+			}
+		}
+		b = &ipBucket{tokens: l.burst, last: now}
+		l.buckets[key] = b
+	}
+	b.tokens = min(l.burst, b.tokens+max(0, now.Sub(b.last).Seconds())*l.rate)
+	b.last = now
+	if b.tokens >= 1 {
+		b.tokens--
+		return true, 0
+	}
+	return false, int(math.Ceil((1 - b.tokens) / l.rate))
 }

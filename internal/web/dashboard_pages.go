@@ -367,6 +367,9 @@ const transactionsPerPage = 20
 // user shows one user's linked accounts, transactions, subscriptions and
 // detected accounts. Each view is audited: it is personal data.
 func (d *dashboard) user(w http.ResponseWriter, r *http.Request, p *member.Principal) error {
+	if err := refuseOtherSites(r); err != nil {
+		return err
+	}
 	ctx := r.Context()
 	q := r.URL.Query()
 	externalID := q.Get("id")

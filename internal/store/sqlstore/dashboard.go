@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -80,25 +81,48 @@ func (e *executor) MemberCountAdmins(ctx context.Context, clientID string) (int,
 	return n, e.wrap("member: count admins", err)
 }
 
+// The lock is decided in the database, by conditional updates: a failure
+// or a success that reads a stale member (a password hash takes tens of
+// milliseconds) cannot overshoot the lock or sign in through it. On
+// PostgreSQL an UPDATE that waited for a concurrent one re-checks its WHERE
+// on the row as committed; SQLite runs one writer at a time.
+
 func (e *executor) MemberRecordFailure(ctx context.Context, clientID, id string, maxFailures int, lockedUntil, now time.Time) (bool, error) {
 	var failures int
-	var locked any
 	err := e.conn.QueryRow(ctx, `UPDATE members SET
 			failed_attempts = CASE WHEN failed_attempts + 1 >= $3 THEN 0 ELSE failed_attempts + 1 END,
 			locked_until = CASE WHEN failed_attempts + 1 >= $3 THEN $4 ELSE locked_until END,
 			updated_at = $5
-		WHERE client_id = $1 AND id = $2 RETURNING failed_attempts, locked_until`,
-		clientID, id, maxFailures, e.ts(lockedUntil), e.ts(now)).Scan(&failures, &locked)
+		WHERE client_id = $1 AND id = $2 AND (locked_until IS NULL OR locked_until <= $5)
+		RETURNING failed_attempts`,
+		clientID, id, maxFailures, e.ts(lockedUntil), e.ts(now)).Scan(&failures)
 	if err != nil {
-		return false, e.wrap("member: record failure", err)
+		if err := e.wrap("member: record failure", err); !errors.Is(err, store.ErrNotFound) {
+			return false, err
+		}
+		return true, e.memberExists(ctx, clientID, id, "member: record failure")
 	}
-	return failures == 0 && locked != nil, nil
+	return failures == 0, nil // the count starts again only at a lock
 }
 
-func (e *executor) MemberResetFailures(ctx context.Context, clientID, id string, now time.Time) error {
+func (e *executor) MemberResetFailures(ctx context.Context, clientID, id string, now time.Time) (bool, error) {
 	n, err := e.conn.Exec(ctx, `UPDATE members SET failed_attempts = 0, locked_until = NULL, updated_at = $3
-		WHERE client_id = $1 AND id = $2`, clientID, id, e.ts(now))
-	return e.affected("member: reset failures", n, err)
+		WHERE client_id = $1 AND id = $2 AND (locked_until IS NULL OR locked_until <= $3)`, clientID, id, e.ts(now))
+	if err != nil {
+		return false, e.wrap("member: reset failures", err)
+	}
+	if n == 0 {
+		return true, e.memberExists(ctx, clientID, id, "member: reset failures")
+	}
+	return false, nil
+}
+
+// memberExists tells a conditional update that matched nothing because the
+// member is locked from one whose member is gone (ErrNotFound).
+func (e *executor) memberExists(ctx context.Context, clientID, id, op string) error {
+	var one int
+	err := e.conn.QueryRow(ctx, `SELECT 1 FROM members WHERE client_id = $1 AND id = $2`, clientID, id).Scan(&one)
+	return e.wrap(op, err)
 }
 
 // Dashboard sessions

@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -74,12 +76,30 @@ func TestMembers(t *testing.T) {
 		if got.FailedAttempts != 0 || got.LockedUntil == nil || !got.LockedUntil.Equal(until) {
 			t.Fatalf("after 5 failures: %+v", got)
 		}
-		if err := st.MemberResetFailures(ctx, "client-a", a1.ID, t0); err != nil {
-			t.Fatal(err)
+		// While locked a failure counts nothing and does not lengthen the
+		// lock, and a success changes nothing.
+		if locked, err := st.MemberRecordFailure(ctx, "client-a", a1.ID, 5, until.Add(time.Hour), t0); err != nil || !locked {
+			t.Fatalf("failure while locked: %v %v", locked, err)
+		}
+		if locked, err := st.MemberResetFailures(ctx, "client-a", a1.ID, until.Add(-time.Second)); err != nil || !locked {
+			t.Fatalf("reset while locked: %v %v", locked, err)
+		}
+		got, _ = st.MemberGet(ctx, "client-a", a1.ID)
+		if got.FailedAttempts != 0 || got.LockedUntil == nil || !got.LockedUntil.Equal(until) {
+			t.Fatalf("after attempts while locked: %+v", got)
+		}
+		if locked, err := st.MemberResetFailures(ctx, "client-a", a1.ID, until); err != nil || locked {
+			t.Fatalf("reset after the lock: %v %v", locked, err)
 		}
 		got, _ = st.MemberGet(ctx, "client-a", a1.ID)
 		if got.FailedAttempts != 0 || got.LockedUntil != nil {
 			t.Fatalf("after reset: %+v", got)
+		}
+		if _, err := st.MemberRecordFailure(ctx, "client-b", a1.ID, 5, until, t0); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("failure across tenants: %v", err)
+		}
+		if _, err := st.MemberResetFailures(ctx, "client-b", a1.ID, t0); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("reset across tenants: %v", err)
 		}
 		if err := st.MemberDelete(ctx, "client-a", b1.ID); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("delete across tenants: %v", err)
@@ -274,6 +294,39 @@ func TestUserList(t *testing.T) {
 		}
 		if rest := ids(&store.UserListParams{ClientID: "client-a", After: all[2]}); len(rest) != 2 || rest[0] != all[3] {
 			t.Fatalf("after %s: %v", all[2], rest)
+		}
+	})
+}
+
+// Concurrent failures count up to the lock and no further: 22 at once lock
+// the member with no failure left over (counting past the lock would leave
+// 2, since the lock starts the count again).
+func TestMemberFailuresConcurrent(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, st store.Store) {
+		ctx := context.Background()
+		t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+		newClient(t, st, "client-a")
+		m := newMember(t, st, "client-a", "ada@example.com", store.RoleAdmin)
+		until := t0.Add(15 * time.Minute)
+		var wg sync.WaitGroup
+		var lockedN atomic.Int32
+		for range 22 {
+			wg.Go(func() {
+				locked, err := st.MemberRecordFailure(ctx, "client-a", m.ID, 5, until, t0)
+				if err != nil {
+					t.Error(err)
+				}
+				if locked {
+					lockedN.Add(1)
+				}
+			})
+		}
+		wg.Wait()
+		got, _ := st.MemberGet(ctx, "client-a", m.ID)
+		if got.FailedAttempts != 0 || got.LockedUntil == nil || !got.LockedUntil.Equal(until) || lockedN.Load() != 18 {
+			t.Fatalf("after 22 concurrent failures: %d failed attempts, locked until %v, %d answered locked",
+				got.FailedAttempts, got.LockedUntil, lockedN.Load())
 		}
 	})
 }

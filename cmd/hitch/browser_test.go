@@ -41,13 +41,7 @@ const chromiumPath = "/usr/bin/chromium"
 // folder named in the log). The test then checks what the logins did: the
 // linked accounts, and AUTHENTICATED webhooks carrying the session ids.
 func TestBrowserLinkFlow(t *testing.T) {
-	if _, err := os.Stat(chromiumPath); err != nil {
-		msg := "browser test: " + chromiumPath + " is missing (apt-get install chromium)"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg + "; required when CI=true")
-		}
-		t.Skip(msg)
-	}
+	requireChromium(t)
 	node, scripts := browserScripts(t)
 	t.Parallel()
 
@@ -173,13 +167,7 @@ func TestBrowserLinkFlow(t *testing.T) {
 // the SDK's frame navigated to another origin, a second init into the
 // flow) are ignored; the test checks the account.
 func TestBrowserLinkCrossOrigin(t *testing.T) {
-	if _, err := os.Stat(chromiumPath); err != nil {
-		msg := "browser test: " + chromiumPath + " is missing (apt-get install chromium)"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg + "; required when CI=true")
-		}
-		t.Skip(msg)
-	}
+	requireChromium(t)
 	node, scripts := browserScripts(t)
 	t.Parallel()
 	artifacts := browserArtifacts(t, "crossorigin-")
@@ -385,13 +373,7 @@ func (h *hookRecorder) wait(t *testing.T, typ, externalUserID string) *hookEvent
 // the rotated secret, that GET /audit_logs returns the records of exactly
 // what was done, and that the audit chain verifies.
 func TestBrowserDashboard(t *testing.T) {
-	if _, err := os.Stat(chromiumPath); err != nil {
-		msg := "browser test: " + chromiumPath + " is missing (apt-get install chromium)"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg + "; required when CI=true")
-		}
-		t.Skip(msg)
-	}
+	requireChromium(t)
 	node, scripts := browserScripts(t)
 	t.Parallel()
 	artifacts := browserArtifacts(t, "dashboard-")
@@ -552,4 +534,17 @@ func serveForBrowser(t *testing.T, clientID string, extraEnv ...string) (string,
 		}
 	})
 	return "http://" + waitFor(t, logs, regexp.MustCompile(`"msg":"hitch listening".*?"addr":"([^"]+)"`)), env, logs
+}
+
+// requireChromium skips the test without Debian's chromium, or fails it
+// when CI=true, where .ci/run installs it.
+func requireChromium(t *testing.T) {
+	t.Helper()
+	if _, err := os.Stat(chromiumPath); err != nil {
+		msg := "browser test: " + chromiumPath + " is missing (apt-get install chromium)"
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg + "; required when CI=true")
+		}
+		t.Skip(msg)
+	}
 }

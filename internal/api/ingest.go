@@ -33,20 +33,20 @@ func (s *Server) connectorAuthed(h handlerFunc) http.Handler {
 		c, ok := s.Connectors.Cached(id, secret)
 		if !ok {
 			ip := clientIP(r)
-			if ok, retry := s.authFailures.peek(ip); !ok {
+			if ok, retry := s.authFailures.Peek(ip); !ok {
 				return errRateLimited(retry)
 			}
 			var err error
 			if c, err = s.Connectors.Authenticate(r.Context(), id, secret); err != nil {
 				if errors.Is(err, connector.ErrInvalidCredentials) {
-					s.authFailures.allow(ip)
+					s.authFailures.Allow(ip)
 					return errInvalidConnectorCredentials()
 				}
 				return err
 			}
 		}
 		if s.limiter != nil {
-			if ok, retry := s.limiter.allow("connector:" + c.ID); !ok {
+			if ok, retry := s.limiter.Allow("connector:" + c.ID); !ok {
 				return errRateLimited(retry)
 			}
 		}

@@ -6,11 +6,9 @@ import (
 	"encoding/hex"
 	"fmt"
 	"log/slog"
-	"math"
 	"net/http"
 	"regexp"
 	"runtime/debug"
-	"sync"
 	"time"
 )
 
@@ -141,69 +139,3 @@ func (r *statusRecorder) Write(b []byte) (int, error) {
 }
 
 func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
-
-// limiter is a token bucket per key (client or IP), on this node.
-type limiter struct {
-	rate  float64
-	burst float64
-	now   func() time.Time
-
-	mu      sync.Mutex
-	buckets map[string]*bucket
-}
-
-type bucket struct {
-	tokens float64
-	last   time.Time
-}
-
-func newLimiter(rate float64, burst int, now func() time.Time) *limiter {
-	return &limiter{rate: rate, burst: float64(burst), now: now, buckets: map[string]*bucket{}}
-}
-
-// maxBuckets bounds the limiter's memory; past it, full buckets (keys idle
-// long enough to refill) are forgotten.
-const maxBuckets = 100_000
-
-// allow takes a token for key, or reports how many seconds until one is
-// available.
-func (l *limiter) allow(key string) (bool, int) {
-	return l.take(key, true)
-}
-
-// peek reports whether key has a token, without taking it.
-func (l *limiter) peek(key string) (bool, int) {
-	return l.take(key, false)
-}
-
-func (l *limiter) take(key string, consume bool) (bool, int) {
-	now := l.now()
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	b, ok := l.buckets[key]
-	if !ok {
-		if len(l.buckets) >= maxBuckets {
-			l.prune(now)
-		}
-		b = &bucket{tokens: l.burst, last: now}
-		l.buckets[key] = b
-	}
-	b.tokens = math.Min(l.burst, b.tokens+max(0, now.Sub(b.last).Seconds())*l.rate)
-	b.last = now
-	if b.tokens >= 1 {
-		if consume {
-			b.tokens--
-		}
-		return true, 0
-	}
-	return false, int(math.Ceil((1 - b.tokens) / l.rate))
-}
-
-// prune forgets buckets that have refilled.
-func (l *limiter) prune(now time.Time) {
-	for k, b := range l.buckets {
-		if b.tokens+now.Sub(b.last).Seconds()*l.rate >= l.burst {
-			delete(l.buckets, k)
-		}
-	}
-}

@@ -24,6 +24,7 @@ import (
 	"github.com/hitchdev/hitch/internal/developer"
 	"github.com/hitchdev/hitch/internal/link"
 	"github.com/hitchdev/hitch/internal/merchant"
+	"github.com/hitchdev/hitch/internal/ratelimit"
 	"github.com/hitchdev/hitch/internal/session"
 	"github.com/hitchdev/hitch/internal/simulate"
 	"github.com/hitchdev/hitch/internal/store"
@@ -72,14 +73,14 @@ type Server struct {
 	Deps
 	mux      *http.ServeMux
 	patterns []string
-	limiter  *limiter
+	limiter  *ratelimit.Limiter
 	// authFailures throttles failed authentications per client IP, so that
 	// bad credentials cannot make every request a database read.
-	authFailures *limiter
+	authFailures *ratelimit.Limiter
 	// flowLimiter and eventsLimiter limit the unauthenticated calls of the
 	// hosted flow and of the SDK's analytics per client IP.
-	flowLimiter   *limiter
-	eventsLimiter *limiter
+	flowLimiter   *ratelimit.Limiter
+	eventsLimiter *ratelimit.Limiter
 	sdkEvents     *prometheus.CounterVec
 	handler       http.Handler
 }
@@ -97,11 +98,11 @@ type Pages interface {
 func New(d Deps) *Server {
 	s := &Server{Deps: d, mux: http.NewServeMux()}
 	if d.RateLimit > 0 {
-		s.limiter = newLimiter(d.RateLimit, d.RateBurst, d.Now)
+		s.limiter = ratelimit.New(d.RateLimit, d.RateBurst, d.Now)
 	}
-	s.authFailures = newLimiter(authFailureRate, authFailureBurst, d.Now)
-	s.flowLimiter = newLimiter(flowRate, flowBurst, d.Now)
-	s.eventsLimiter = newLimiter(eventsRate, eventsBurst, d.Now)
+	s.authFailures = ratelimit.New(authFailureRate, authFailureBurst, d.Now)
+	s.flowLimiter = ratelimit.New(flowRate, flowBurst, d.Now)
+	s.eventsLimiter = ratelimit.New(eventsRate, eventsBurst, d.Now)
 	s.sdkEvents = newSDKEventsCounter()
 	if d.Metrics != nil {
 		if err := d.Metrics.Register(s.sdkEvents); err != nil {
@@ -145,19 +146,19 @@ func (s *Server) authed(h handlerFunc) http.Handler {
 		client, ok := s.Developers.Cached(s.Env, id, secret)
 		if !ok {
 			ip := clientIP(r)
-			if ok, retry := s.authFailures.peek(ip); !ok {
+			if ok, retry := s.authFailures.Peek(ip); !ok {
 				return errRateLimited(retry)
 			}
 			var err error
 			if client, err = s.Developers.Authenticate(r.Context(), s.Env, id, secret); err != nil {
 				if errors.Is(err, developer.ErrInvalidCredentials) {
-					s.authFailures.allow(ip)
+					s.authFailures.Allow(ip)
 				}
 				return err
 			}
 		}
 		if s.limiter != nil {
-			if ok, retry := s.limiter.allow(client.ID); !ok {
+			if ok, retry := s.limiter.Allow(client.ID); !ok {
 				return errRateLimited(retry)
 			}
 		}

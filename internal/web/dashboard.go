@@ -11,12 +11,10 @@ import (
 	"fmt"
 	"html/template"
 	"log/slog"
-	"math"
 	"net"
 	"net/http"
 	"net/url"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/hitchdev/hitch/internal/account"
@@ -24,6 +22,7 @@ import (
 	"github.com/hitchdev/hitch/internal/developer"
 	"github.com/hitchdev/hitch/internal/link"
 	"github.com/hitchdev/hitch/internal/member"
+	"github.com/hitchdev/hitch/internal/ratelimit"
 	"github.com/hitchdev/hitch/internal/store"
 	"github.com/hitchdev/hitch/internal/webhook"
 )
@@ -59,7 +58,7 @@ type dashboard struct {
 	asset func(string) (string, error)
 	// signins bounds sign-in posts per client IP: each may cost a
 	// password check.
-	signins *ipLimiter
+	signins *ratelimit.Limiter
 	// origin refuses cross-origin form posts (Sec-Fetch-Site, Origin):
 	// the first CSRF defence; the token tied to the sign-in is the second.
 	origin *http.CrossOriginProtection
@@ -86,7 +85,7 @@ var dashboardPages = []string{"signin", "overview", "credentials", "members", "w
 func (h *Handler) mountDashboard(cfg *Config) error {
 	d := &dashboard{Dashboard: *cfg.Dashboard, cfg: cfg, log: cfg.Logger, pages: map[string]*template.Template{},
 		asset: h.assetURL, origin: http.NewCrossOriginProtection(),
-		signins: newIPLimiter(signinRate, signinBurst, time.Now)}
+		signins: ratelimit.New(signinRate, signinBurst, time.Now)}
 	d.origin.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		d.renderError(w, r, nil, http.StatusForbidden, "This form was sent from another site and was refused.")
 	}))
@@ -382,7 +381,7 @@ func (d *dashboard) renderSignin(w http.ResponseWriter, r *http.Request, status 
 }
 
 func (d *dashboard) signin(w http.ResponseWriter, r *http.Request) {
-	if ok, retry := d.signins.allow(origin(r).IP); !ok {
+	if ok, retry := d.signins.Allow(origin(r).IP); !ok {
 		w.Header().Set("Retry-After", strconv.Itoa(retry))
 		d.renderSignin(w, r, http.StatusTooManyRequests, "",
 			"Too many sign-in attempts from your network. Wait a few seconds and try again.")
@@ -431,53 +430,4 @@ func (d *dashboard) signout(w http.ResponseWriter, r *http.Request, p *member.Pr
 const (
 	signinRate  = 1.0
 	signinBurst = 20
-	// maxSigninBuckets bounds the limiter's memory; past it, full
-	// buckets are forgotten.
-	maxSigninBuckets = 100_000
 )
-
-// ipLimiter is a token bucket per key. (internal/api has its own; the web
-// package cannot import it.)
-type ipLimiter struct {
-	rate, burst float64
-	now         func() time.Time
-
-	mu      sync.Mutex
-	buckets map[string]*ipBucket
-}
-
-type ipBucket struct {
-	tokens float64
-	last   time.Time
-}
-
-func newIPLimiter(rate float64, burst int, now func() time.Time) *ipLimiter {
-	return &ipLimiter{rate: rate, burst: float64(burst), now: now, buckets: map[string]*ipBucket{}}
-}
-
-// allow takes a token for key, or reports how many seconds until one is
-// available.
-func (l *ipLimiter) allow(key string) (bool, int) {
-	now := l.now()
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	b, ok := l.buckets[key]
-	if !ok {
-		if len(l.buckets) >= maxSigninBuckets {
-			for k, b := range l.buckets {
-				if b.tokens+now.Sub(b.last).Seconds()*l.rate >= l.burst {
-					delete(l.buckets, k)
-				}
-			}
-		}
-		b = &ipBucket{tokens: l.burst, last: now}
-		l.buckets[key] = b
-	}
-	b.tokens = min(l.burst, b.tokens+max(0, now.Sub(b.last).Seconds())*l.rate)
-	b.last = now
-	if b.tokens >= 1 {
-		b.tokens--
-		return true, 0
-	}
-	return false, int(math.Ceil((1 - b.tokens) / l.rate))
-}

@@ -70,18 +70,9 @@ func TestBrowserLinkFlow(t *testing.T) {
 	expired := sessionExpiringIn(t, env, api, base, clientID, -time.Minute)
 	expiring := sessionExpiringIn(t, env, api, base, clientID, 90*time.Second)
 
-	cmd := exec.Command(node, "flow.mjs")
-	cmd.Dir = scripts
-	cmd.Env = append(os.Environ(), "HITCH_URL="+base, "OUT_DIR="+artifacts, "RUN_ID="+fmt.Sprint(time.Now().UnixNano()),
+	stdout := runBrowserScript(t, node, scripts, "flow.mjs", 4*time.Minute, logs,
+		"HITCH_URL="+base, "OUT_DIR="+artifacts, "RUN_ID="+fmt.Sprint(time.Now().UnixNano()),
 		"CLIENT_ID="+clientID, "EXPIRED_SESSION="+expired, "EXPIRING_SESSION="+expiring, "CHROMIUM="+chromiumPath)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	timer := time.AfterFunc(4*time.Minute, func() { _ = cmd.Process.Kill() })
-	err := cmd.Run()
-	timer.Stop()
-	if err != nil {
-		t.Fatalf("browser script: %v\nstdout:\n%s\nstderr:\n%s\nhitch logs:\n%s", err, &stdout, &stderr, lastLines(logs.String(), 30))
-	}
 
 	type result struct {
 		Viewport       string   `json:"viewport"`
@@ -94,7 +85,7 @@ func TestBrowserLinkFlow(t *testing.T) {
 		} `json:"errors"`
 	}
 	var results []result
-	sc := bufio.NewScanner(&stdout)
+	sc := bufio.NewScanner(stdout)
 	for sc.Scan() {
 		var r result
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
@@ -234,17 +225,8 @@ document.getElementById('open').addEventListener('click', function () {
 	t.Cleanup(dev.Close)
 	pageURL := strings.Replace(dev.URL, "http://127.0.0.1:", "http://localhost:", 1) + "/"
 
-	cmd := exec.Command(node, "crossorigin.mjs")
-	cmd.Dir = scripts
-	cmd.Env = append(os.Environ(), "HITCH_URL="+base, "PAGE_URL="+pageURL, "OUT_DIR="+artifacts, "CHROMIUM="+chromiumPath)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	timer := time.AfterFunc(3*time.Minute, func() { _ = cmd.Process.Kill() })
-	err := cmd.Run()
-	timer.Stop()
-	if err != nil {
-		t.Fatalf("browser script: %v\nstdout:\n%s\nstderr:\n%s\nhitch logs:\n%s", err, &stdout, &stderr, lastLines(logs.String(), 30))
-	}
+	stdout := runBrowserScript(t, node, scripts, "crossorigin.mjs", 3*time.Minute, logs,
+		"HITCH_URL="+base, "PAGE_URL="+pageURL, "OUT_DIR="+artifacts, "CHROMIUM="+chromiumPath)
 	var r struct {
 		FrameOrigin   string   `json:"frameOrigin"`
 		PageOrigin    string   `json:"pageOrigin"`
@@ -404,25 +386,16 @@ func TestBrowserDashboard(t *testing.T) {
 		t.Fatalf("members add: %d %s %s", code, out, stderr)
 	}
 
-	cmd := exec.Command(node, "dashboard.mjs")
-	cmd.Dir = scripts
-	cmd.Env = append(os.Environ(), "HITCH_URL="+base, "OUT_DIR="+artifacts, "EMAIL=ada@example.com", "PASSWORD="+member.Password,
+	stdout := runBrowserScript(t, node, scripts, "dashboard.mjs", 4*time.Minute, logs,
+		"HITCH_URL="+base, "OUT_DIR="+artifacts, "EMAIL=ada@example.com", "PASSWORD="+member.Password,
 		"USER_ID="+userID, "CHROMIUM="+chromiumPath)
-	var stdout, stderrBuf bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderrBuf
-	timer := time.AfterFunc(4*time.Minute, func() { _ = cmd.Process.Kill() })
-	err := cmd.Run()
-	timer.Stop()
-	if err != nil {
-		t.Fatalf("browser script: %v\nstdout:\n%s\nstderr:\n%s\nhitch logs:\n%s", err, &stdout, &stderrBuf, lastLines(logs.String(), 30))
-	}
 	type result struct {
 		Viewport string `json:"viewport"`
 		Revealed string `json:"revealed"`
 		Rotated  string `json:"rotated"`
 	}
 	var results []result
-	sc := bufio.NewScanner(&stdout)
+	sc := bufio.NewScanner(stdout)
 	for sc.Scan() {
 		var r result
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
@@ -547,4 +520,24 @@ func requireChromium(t *testing.T) {
 		}
 		t.Skip(msg)
 	}
+}
+
+// runBrowserScript runs a Node script of testdata/browser with env added,
+// killing it after limit, and returns what it printed; it fails the test,
+// with the script's output and hitch's last log lines, if the script fails.
+func runBrowserScript(t *testing.T, node, scripts, script string, limit time.Duration, logs *lockedBuffer, env ...string) *bytes.Buffer {
+	t.Helper()
+	cmd := exec.Command(node, script)
+	cmd.Dir = scripts
+	cmd.Env = append(os.Environ(), env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	timer := time.AfterFunc(limit, func() { _ = cmd.Process.Kill() })
+	err := cmd.Run()
+	timer.Stop()
+	if err != nil {
+		t.Fatalf("browser script %s: %v\nstdout:\n%s\nstderr:\n%s\nhitch logs:\n%s", script, err, &stdout, &stderr,
+			lastLines(logs.String(), 30))
+	}
+	return &stdout
 }

@@ -197,9 +197,10 @@ func newApp(ctx context.Context, cfg *config.Config, logOut io.Writer) (*app, er
 		Authenticator: link.AuthenticatorFor(cfg.Env), Now: now})
 	a.audit = audit.NewLog(now)
 	a.members = member.NewService(st, a.audit, now, member.Config{})
-	pages := web.Config{Environment: cfg.Env, Catalog: catalog, Logger: a.log, PublicURL: cfg.PublicURL, Dashboard: &web.Dashboard{
-		Members: a.members, Audit: a.audit, Store: st, Developers: a.developers, Webhooks: a.webhooks, Links: a.links,
-		SecureCookies: strings.HasPrefix(cfg.PublicURL, "https://"), SecretGrace: cfg.SecretGrace}}
+	pages := web.Config{Environment: cfg.Env, Catalog: catalog, Logger: a.log, PublicURL: cfg.PublicURL,
+		TrustedProxies: cfg.TrustedProxies, Dashboard: &web.Dashboard{
+			Members: a.members, Audit: a.audit, Store: st, Developers: a.developers, Webhooks: a.webhooks, Links: a.links,
+			SecureCookies: strings.HasPrefix(cfg.PublicURL, "https://"), SecretGrace: cfg.SecretGrace}}
 	if cfg.Env == config.Development {
 		pages.Demo = &web.Demo{Sessions: a.sessions, Developers: a.developers, ClientID: cfg.DevClientID}
 	}
@@ -257,5 +258,7 @@ func (a *app) apiServer() *api.Server {
 		RateBurst:    a.cfg.RateBurst,
 		OpenAPI:      hitch.OpenAPI,
 		Now:          time.Now, // the rate limiter wants the monotonic clock
+
+		TrustedProxies: a.cfg.TrustedProxies,
 	})
 }

@@ -62,6 +62,8 @@ func TestConfigErrorsAreOneLineNamingTheSetting(t *testing.T) {
 		{nil, []string{"--bogus"}, "-bogus"},
 		{[]string{"HITCH_DATABSE_URL=x"}, nil, "HITCH_DATABSE_URL"},
 		{[]string{"HITCH_RATE_LIMIT=fast"}, nil, "HITCH_RATE_LIMIT"},
+		{[]string{"HITCH_TRUSTED_PROXIES=10.0.0.0/8,proxy.internal"}, nil, "HITCH_TRUSTED_PROXIES"},
+		{nil, []string{"--trusted-proxies", "10.0.0.0/33"}, "-trusted-proxies"},
 		{nil, []string{"--env", "production"}, "HITCH_MASTER_KEY"},
 		{[]string{"HITCH_DEV_CLIENT_ID=abcdefgh"}, nil, "HITCH_DEV_SECRET"},
 	}

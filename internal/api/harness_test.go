@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strings"
 	"sync"
 	"testing"
@@ -115,6 +116,11 @@ type harnessOptions struct {
 	cardWindow time.Duration
 	// catalog replaces the seeded merchant catalog.
 	catalog *merchant.Catalog
+	// members configures the dashboard's member service (default: the
+	// defaults).
+	members member.Config
+	// trustedProxies is --trusted-proxies (default none).
+	trustedProxies []netip.Prefix
 }
 
 // withWorkers runs the job workers in the harness.
@@ -199,8 +205,8 @@ func newHarness(t *testing.T, st store.Store, opts ...func(*harnessOptions)) *ha
 		Authenticator: link.AuthenticatorFor(o.env), Now: clk.Now})
 	h.links = links
 	h.audit = audit.NewLog(clk.Now)
-	h.members = member.NewService(st, h.audit, clk.Now, member.Config{})
-	pagesConfig := web.Config{Environment: o.env, Catalog: catalog, Logger: logger, Dashboard: &web.Dashboard{
+	h.members = member.NewService(st, h.audit, clk.Now, o.members)
+	pagesConfig := web.Config{Environment: o.env, Catalog: catalog, Logger: logger, TrustedProxies: o.trustedProxies, Dashboard: &web.Dashboard{
 		Members: h.members, Audit: h.audit, Store: st, Developers: h.developers, Webhooks: h.webhooks, Links: links,
 		SecretGrace: time.Hour}}
 	if o.env == "development" {
@@ -232,6 +238,8 @@ func newHarness(t *testing.T, st store.Store, opts ...func(*harnessOptions)) *ha
 		RateBurst:    o.rateBurst,
 		OpenAPI:      hitch.OpenAPI,
 		Now:          clk.Now,
+
+		TrustedProxies: o.trustedProxies,
 	})
 	srv.Config.Handler = h.server
 	srv.Start()

@@ -32,7 +32,7 @@ func (s *Server) connectorAuthed(h handlerFunc) http.Handler {
 		}
 		c, ok := s.Connectors.Cached(id, secret)
 		if !ok {
-			ip := clientIP(r)
+			ip := s.clientIP(r)
 			if ok, retry := s.authFailures.Peek(ip); !ok {
 				return errRateLimited(retry)
 			}

@@ -9,8 +9,8 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
-	"net"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"sync"
 	"time"
@@ -19,6 +19,7 @@ import (
 
 	"github.com/hitchdev/hitch/internal/account"
 	"github.com/hitchdev/hitch/internal/card"
+	"github.com/hitchdev/hitch/internal/clientip"
 	"github.com/hitchdev/hitch/internal/connector"
 	"github.com/hitchdev/hitch/internal/detection"
 	"github.com/hitchdev/hitch/internal/developer"
@@ -63,6 +64,10 @@ type Deps struct {
 	// RateLimit and RateBurst limit requests per client (0 turns it off).
 	RateLimit float64
 	RateBurst int
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For names
+	// the client of the per-IP limits (--trusted-proxies). Default none: the
+	// client is the connection's peer.
+	TrustedProxies []netip.Prefix
 	// OpenAPI is the contract document served at /openapi.yaml.
 	OpenAPI []byte
 	Now     func() time.Time
@@ -145,7 +150,7 @@ func (s *Server) authed(h handlerFunc) http.Handler {
 		}
 		client, ok := s.Developers.Cached(s.Env, id, secret)
 		if !ok {
-			ip := clientIP(r)
+			ip := s.clientIP(r)
 			if ok, retry := s.authFailures.Peek(ip); !ok {
 				return errRateLimited(retry)
 			}
@@ -167,13 +172,10 @@ func (s *Server) authed(h handlerFunc) http.Handler {
 	})
 }
 
-// clientIP is the address the request came from (the proxy's, behind one).
-func clientIP(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
+// clientIP is the address the request came from, the key of the per-IP
+// limits: behind trusted proxies, read from X-Forwarded-For.
+func (s *Server) clientIP(r *http.Request) string {
+	return clientip.FromRequest(r, s.TrustedProxies)
 }
 
 type clientKey struct{}

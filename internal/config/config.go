@@ -9,12 +9,15 @@ import (
 	"io"
 	"math"
 	"net"
+	"net/netip"
 	"net/url"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/hitchdev/hitch/internal/clientip"
 )
 
 // Environments.
@@ -47,6 +50,11 @@ type Config struct {
 	RateLimit float64
 	// RateBurst is the burst above RateLimit. Default 200.
 	RateBurst int
+	// TrustedProxies are the reverse proxies and load balancers whose
+	// X-Forwarded-For names the client for per-IP limits and the audit log
+	// (HITCH_TRUSTED_PROXIES, CIDRs or IPs separated by commas). Default
+	// none: the client is the connection's peer and the header is ignored.
+	TrustedProxies []netip.Prefix
 	// ShutdownTimeout bounds how long in-flight requests may finish after
 	// SIGTERM. Default 15s.
 	ShutdownTimeout time.Duration
@@ -136,6 +144,8 @@ func NewFlagSet(name string, getenv func(string) string) *FlagSet {
 	f.str(&c.PublicURL, "public-url", "HITCH_PUBLIC_URL", "", "externally reachable base URL (default http://<addr>)")
 	f.float(&c.RateLimit, "rate-limit", "HITCH_RATE_LIMIT", 100, "requests per second per client and node; 0 turns it off")
 	f.integer(&c.RateBurst, "rate-burst", "HITCH_RATE_BURST", 200, "burst above --rate-limit")
+	f.proxies(&c.TrustedProxies, "trusted-proxies", "HITCH_TRUSTED_PROXIES",
+		"CIDRs or IPs of reverse proxies whose X-Forwarded-For names the client, e.g. 10.0.0.0/8 (default none)")
 	f.duration(&c.ShutdownTimeout, "shutdown-timeout", "HITCH_SHUTDOWN_TIMEOUT", 15*time.Second, "time in-flight requests get to finish on shutdown")
 	f.duration(&c.SecretGrace, "secret-grace", "HITCH_SECRET_GRACE", 24*time.Hour, "how long a rotated-out client secret keeps working")
 	f.str(&c.DebugAddr, "debug-addr", "HITCH_DEBUG_ADDR", "", "address for pprof profiles, e.g. 127.0.0.1:6060 (default off)")
@@ -240,6 +250,26 @@ func (f *FlagSet) durations(p *[]time.Duration, name, env, def, usage string) {
 	})
 }
 
+// proxies is a comma-separated list of CIDRs and IP addresses.
+func (f *FlagSet) proxies(p *[]netip.Prefix, name, env, usage string) {
+	f.envOf[name] = env
+	if v := f.getenv(env); v != "" {
+		list, err := clientip.ParseProxies(v)
+		if err != nil {
+			f.fail(fmt.Errorf("invalid %s %q: %v", env, v, err))
+		}
+		*p = list
+	}
+	f.fs.Func(name, usage+" ("+env+")", func(v string) error {
+		list, err := clientip.ParseProxies(v)
+		if err != nil {
+			return err
+		}
+		*p = list
+		return nil
+	})
+}
+
 func parseDurations(v string) ([]time.Duration, error) {
 	var out []time.Duration
 	for _, part := range strings.Split(v, ",") {
@@ -268,7 +298,10 @@ func (f *FlagSet) Parse(args []string, environ []string) (*Config, error) {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, err
 		}
-		return nil, errors.New(strings.TrimPrefix(err.Error(), "flag provided but not defined: ") + ": unknown flag")
+		if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: "); ok {
+			return nil, errors.New(name + ": unknown flag")
+		}
+		return nil, err // invalid value "…" for flag -name: why
 	}
 	if f.fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q", f.fs.Arg(0))

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"html/template"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -290,13 +289,10 @@ func refuseOtherSites(r *http.Request) error {
 	return nil
 }
 
-// origin is where a request came from, for the audit log.
+// origin is where a request came from, for the audit log and the sign-in
+// limit: behind trusted proxies, the client X-Forwarded-For names.
 func origin(r *http.Request) audit.Origin {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
-	}
-	return audit.Origin{IP: host, UserAgent: r.UserAgent()}
+	return audit.Origin{IP: clientIP(r), UserAgent: r.UserAgent()}
 }
 
 // render writes a page.

@@ -10,6 +10,7 @@ package web
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
@@ -19,9 +20,11 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"net/netip"
 	"path"
 	"strings"
 
+	"github.com/hitchdev/hitch/internal/clientip"
 	"github.com/hitchdev/hitch/internal/merchant"
 )
 
@@ -60,6 +63,10 @@ type Config struct {
 	// The demo answers only requests addressed to its host or to a
 	// loopback name; empty allows loopback names only.
 	PublicURL string
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For names
+	// the client of the dashboard's sign-in limit and audit records
+	// (--trusted-proxies). Default none: the client is the connection's peer.
+	TrustedProxies []netip.Prefix
 }
 
 // Handler serves the pages. Its patterns (Routes) are mounted on the API's
@@ -134,7 +141,21 @@ func (h *Handler) Routes() []string { return append([]string(nil), h.patterns...
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
-	h.mux.ServeHTTP(w, r)
+	ip := clientip.FromRequest(r, h.cfg.TrustedProxies)
+	h.mux.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), clientIPKey{}, ip)))
+}
+
+// clientIPKey holds the request's client address, resolved once by
+// ServeHTTP, which has the trusted proxies.
+type clientIPKey struct{}
+
+// clientIP is the client address of a request served by ServeHTTP; of any
+// other, its peer's (no proxy trusted).
+func clientIP(r *http.Request) string {
+	if ip, ok := r.Context().Value(clientIPKey{}).(string); ok {
+		return ip
+	}
+	return clientip.FromRequest(r, nil)
 }
 
 // assetURL is the versioned URL of an embedded file, e.g. "static/link.js".

@@ -350,7 +350,8 @@ func (h *hookRecorder) wait(t *testing.T, typ, externalUserID string) *hookEvent
 
 // TestBrowserDashboard runs a real Hitch and drives headless Chromium
 // through the team dashboard at desktop and phone width (dashboard.mjs):
-// sign-in (a wrong password first), revealing and rotating the API secret,
+// sign-in (a wrong password first), choosing a password of the member's
+// own (the desktop run), revealing and rotating the API secret,
 // every page, hiding and showing a merchant, sign-out. It then checks, with
 // the rotated secret, that GET /audit_logs returns the records of exactly
 // what was done, and that the audit chain verifies.
@@ -386,9 +387,10 @@ func TestBrowserDashboard(t *testing.T) {
 		t.Fatalf("members add: %d %s %s", code, out, stderr)
 	}
 
+	const chosen = "a password of Ada's own choosing"
 	stdout := runBrowserScript(t, node, scripts, "dashboard.mjs", 4*time.Minute, logs,
 		"HITCH_URL="+base, "OUT_DIR="+artifacts, "EMAIL=ada@example.com", "PASSWORD="+member.Password,
-		"USER_ID="+userID, "CHROMIUM="+chromiumPath)
+		"NEW_PASSWORD="+chosen, "USER_ID="+userID, "CHROMIUM="+chromiumPath)
 	type result struct {
 		Viewport string `json:"viewport"`
 		Revealed string `json:"revealed"`
@@ -446,21 +448,24 @@ func TestBrowserDashboard(t *testing.T) {
 			t.Errorf("%s by %q with %q", r.Event.Action, r.Actor.Email, r.Context.UserAgent)
 		}
 	}
-	perViewport := []string{"signin:failure", "signin:success", "secret.view:success", "secret.rotate:success",
+	perViewport := []string{"secret.view:success", "secret.rotate:success",
 		"user.view:success", "merchant.hide:success", "merchant.show:success", "signout:success"}
-	want := append(append([]string{"member.add:success"}, perViewport...), perViewport...)
+	want := append([]string{"member.add:success", "signin:failure", "signin:success", "member.password_change:success"},
+		perViewport...)
+	want = append(append(want, "signin:failure", "signin:success"), perViewport...)
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Fatalf("audit log\n%v, want\n%v", got, want)
 	}
-	if code, out, stderr := cli(t, env, "audit", "verify", "--client-id", clientID); code != 0 || !strings.Contains(out, "17 records") {
+	if code, out, stderr := cli(t, env, "audit", "verify", "--client-id", clientID); code != 0 || !strings.Contains(out, "18 records") {
 		t.Fatalf("audit verify: %d %q %q", code, out, stderr)
 	}
-	if strings.Contains(logs.String(), member.Password) || strings.Contains(logs.String(), results[0].Rotated) {
+	if strings.Contains(logs.String(), member.Password) || strings.Contains(logs.String(), chosen) ||
+		strings.Contains(logs.String(), results[0].Rotated) {
 		t.Error("the logs contain a password or a secret")
 	}
 	shots, _ := filepath.Glob(filepath.Join(artifacts, "dashboard-*.png"))
-	if len(shots) != 22 {
-		t.Errorf("%d screenshots in %s, want 22", len(shots), artifacts)
+	if len(shots) != 24 {
+		t.Errorf("%d screenshots in %s, want 24", len(shots), artifacts)
 	}
 }
 

@@ -36,7 +36,7 @@ func membersAddFlags(fs *flag.FlagSet) runFunc {
 		case errors.Is(err, store.ErrNotFound):
 			return fmt.Errorf("members add: no client %q", *clientID)
 		case errors.Is(err, member.ErrExists):
-			return fmt.Errorf("members add: %s is a member already", *email)
+			return fmt.Errorf("members add: %s is a member of client %q already", *email, *clientID)
 		case errors.As(err, &invalid):
 			return fmt.Errorf("members add: --%s %s", invalid.Field, invalid.Message)
 		case err != nil:
@@ -47,7 +47,8 @@ func membersAddFlags(fs *flag.FlagSet) runFunc {
 				"name": m.Name, "role": m.Role, "password": password})
 		}
 		fmt.Fprintf(out, "email:    %s\nname:     %s\nrole:     %s\npassword: %s\n\n"+
-			"The password is shown only now. Sign in at %s/dashboard.\n", m.Email, m.Name, m.Role, password, cfg.PublicURL)
+			"The password is shown only now. Sign in at %s/dashboard, where the member chooses their own.\n",
+			m.Email, m.Name, m.Role, password, cfg.PublicURL)
 		return nil
 	}
 }

@@ -48,7 +48,8 @@ func TestMembersAndAuditCommands(t *testing.T) {
 				args []string
 				want string
 			}{
-				{[]string{"--client-id", creds.ClientID, "--email", "ada@example.com", "--role", "admin"}, "a member already"},
+				{[]string{"--client-id", creds.ClientID, "--email", "ada@example.com", "--role", "admin"},
+					"ada@example.com is a member of client \"" + creds.ClientID + "\" already"},
 				{[]string{"--client-id", "nope-nope", "--email", "c@example.com", "--role", "admin"}, "no client"},
 				{[]string{"--client-id", creds.ClientID, "--email", "not an address", "--role", "admin"}, "--email"},
 				{[]string{"--client-id", creds.ClientID, "--email", "c@example.com", "--role", "owner"}, "--role"},
@@ -58,7 +59,21 @@ func TestMembersAndAuditCommands(t *testing.T) {
 					t.Errorf("members add %v: %d %q, want %q", c.args, code, stderr, c.want)
 				}
 			}
-			// The password signs in.
+			// E-mails are unique per developer: another developer may have
+			// an ada@example.com of its own.
+			code, out, stderr = cli(t, env, "clients", "create", "--name", "Other", "--json")
+			var other struct {
+				ClientID string `json:"client_id"`
+			}
+			if code != 0 || json.Unmarshal([]byte(out), &other) != nil {
+				t.Fatalf("create another: %d %s", code, stderr)
+			}
+			code, out, stderr = cli(t, env, "members", "add", "--client-id", other.ClientID, "--email", "ada@example.com", "--role", "viewer", "--json")
+			var adaOther map[string]string
+			if code != 0 || json.Unmarshal([]byte(out), &adaOther) != nil || adaOther["client_id"] != other.ClientID {
+				t.Fatalf("members add of another developer's e-mail: %d %q %q", code, out, stderr)
+			}
+			// The password signs in, to its developer.
 			cfg, err := config.NewFlagSet("test", lookupIn(env)).Parse(nil, env)
 			if err != nil {
 				t.Fatal(err)
@@ -68,8 +83,13 @@ func TestMembersAndAuditCommands(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer a.Close()
-			if _, err := a.members.SignIn(context.Background(), "ada@example.com", m[1], auditOrigin); err != nil {
+			signed, err := a.members.SignIn(context.Background(), "ada@example.com", m[1], auditOrigin)
+			if err != nil || signed.Principal.Client.ID != creds.ClientID || !signed.Principal.Member.MustChangePassword {
 				t.Fatalf("sign in with the printed password: %v", err)
+			}
+			signed, err = a.members.SignIn(context.Background(), "ada@example.com", adaOther["password"], auditOrigin)
+			if err != nil || signed.Principal.Client.ID != other.ClientID {
+				t.Fatalf("sign in with the other developer's printed password: %v", err)
 			}
 			if _, err := a.members.SignIn(context.Background(), "ada@example.com", "nope", auditOrigin); err != member.ErrInvalidCredentials {
 				t.Fatalf("wrong password: %v", err)

@@ -6,8 +6,7 @@ import (
 	"regexp"
 	"time"
 
-	"github.com/hitchdev/hitch/internal/cursor"
-	"github.com/hitchdev/hitch/internal/store"
+	"github.com/hitchdev/hitch/internal/audit"
 )
 
 // auditPage is the number of records per page of GET /audit_logs.
@@ -46,15 +45,12 @@ type auditLogsResponse struct {
 	Limit      int               `json:"limit"`
 }
 
-func auditCursorScope(clientID string) string { return "audit_logs:" + clientID }
-
 // listAuditLogs serves the developer's audit log newest first, 100 records
 // a page. Pages follow the records' sequence numbers, so records written
 // while a client pages neither repeat nor shift a page.
 func (s *Server) listAuditLogs(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
-	clientID := clientFrom(r.Context()).ID
-	p := &store.AuditRecordListParams{ClientID: clientID, Limit: auditPage + 1}
+	p := audit.ListParams{ClientID: clientFrom(r.Context()).ID, Limit: auditPage}
 	var err error
 	if p.Since, err = auditTime(q, "start"); err != nil {
 		return err
@@ -71,23 +67,20 @@ func (s *Server) listAuditLogs(w http.ResponseWriter, r *http.Request) error {
 		return errInvalidField("The end field must not be before start.")
 	}
 	if raw, ok := q["next_cursor"]; ok {
-		seq, ok := cursor.Decode(raw[0], auditCursorScope(clientID))
-		if !ok || seq < 1 || len(raw) > 1 {
+		if len(raw) > 1 || raw[0] == "" {
 			return errInvalidCursor()
 		}
-		p.Before = seq
+		p.Cursor = raw[0]
 	}
-	recs, err := s.Store.AuditRecordList(r.Context(), p)
+	page, err := audit.List(r.Context(), s.Store, p)
 	if err != nil {
 		return err
 	}
-	out := auditLogsResponse{Data: make([]auditRecordJSON, 0, len(recs)), Limit: auditPage}
-	if len(recs) > auditPage {
-		recs = recs[:auditPage]
-		next := cursor.Encode(auditCursorScope(clientID), recs[len(recs)-1].Seq)
-		out.NextCursor = &next
+	out := auditLogsResponse{Data: make([]auditRecordJSON, 0, len(page.Records)), Limit: auditPage}
+	if page.NextCursor != "" {
+		out.NextCursor = &page.NextCursor
 	}
-	for _, rec := range recs {
+	for _, rec := range page.Records {
 		var j auditRecordJSON
 		j.ID, j.Datetime = rec.ID, rec.CreatedAt
 		j.Event.Action, j.Event.Outcome.Status = rec.Action, rec.Outcome

@@ -36,15 +36,45 @@ func (h *harness) dash() *dash {
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 }
 
-// addMember adds a member of the harness developer as the operator would.
+// addMember adds a member of the harness developer as the operator would,
+// ready to use the dashboard: as if they had chosen the password they
+// were given as their own. Tests of a first sign-in use addNewMember.
 func (h *harness) addMember(email, role string) string {
 	h.t.Helper()
-	_, password, err := h.members.Add(context.Background(), nil, member.AddParams{ClientID: h.clientID, Email: email, Role: role},
+	return h.addMemberTo(h.clientID, email, role, true)
+}
+
+// addNewMember adds a member of a developer as the operator would: they
+// must change their password before anything else.
+func (h *harness) addNewMember(clientID, email, role string) string {
+	h.t.Helper()
+	return h.addMemberTo(clientID, email, role, false)
+}
+
+func (h *harness) addMemberTo(clientID, email, role string, ready bool) string {
+	h.t.Helper()
+	ctx := context.Background()
+	m, password, err := h.members.Add(ctx, nil, member.AddParams{ClientID: clientID, Email: email, Role: role},
 		audit.Origin{UserAgent: "test"})
 	if err != nil {
 		h.t.Fatal(err)
 	}
+	if ready {
+		if err := h.store.MemberSetPassword(ctx, m.ClientID, m.ID, m.PasswordHash, false, h.clock.Now()); err != nil {
+			h.t.Fatal(err)
+		}
+	}
 	return password
+}
+
+// memberOf is the developer's member with the e-mail, as stored.
+func (h *harness) memberOf(clientID, email string) *store.Member {
+	h.t.Helper()
+	ms, err := h.store.MemberListByEmail(context.Background(), &store.MemberListByEmailParams{Email: email, ClientID: clientID})
+	if err != nil || len(ms) != 1 {
+		h.t.Fatalf("member %s of %s: %d %v", email, clientID, len(ms), err)
+	}
+	return ms[0]
 }
 
 func (d *dash) send(method, path string, form url.Values, header http.Header) *response {
@@ -309,10 +339,7 @@ func TestDashboardLockoutConcurrent(t *testing.T) {
 		if err := signInService(h, "ada@example.com", password); !errors.Is(err, member.ErrInvalidCredentials) {
 			t.Fatalf("right password while locked: %v", err)
 		}
-		m, err := h.store.MemberGetByEmail(context.Background(), "ada@example.com")
-		if err != nil {
-			t.Fatal(err)
-		}
+		m := h.memberOf(h.clientID, "ada@example.com")
 		if m.FailedAttempts != 0 || m.LockedUntil == nil || !m.LockedUntil.After(h.clock.Now()) {
 			t.Fatalf("after 39 concurrent failures: %d failed attempts, locked until %v", m.FailedAttempts, m.LockedUntil)
 		}
@@ -370,10 +397,7 @@ func TestDashboardLockoutRace(t *testing.T) {
 		if failures+successes != 40 || successes > 1 {
 			t.Fatalf("%d failures, %d successes recorded", failures, successes)
 		}
-		m, err := h.store.MemberGetByEmail(context.Background(), "ada@example.com")
-		if err != nil {
-			t.Fatal(err)
-		}
+		m := h.memberOf(h.clientID, "ada@example.com")
 		if m.FailedAttempts != 0 || m.LockedUntil == nil {
 			t.Fatalf("after the race: %d failed attempts, locked until %v", m.FailedAttempts, m.LockedUntil)
 		}
@@ -386,9 +410,12 @@ func TestDashboardSignInRefusalFloor(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, h *harness) {
 		h.addMember("ada@example.com", store.RoleAdmin)
+		// bob@ is a member of two developers.
+		h.addMember("bob@example.com", store.RoleAdmin)
+		h.addNewMember(h.newDeveloper(h.env).ClientID, "bob@example.com", store.RoleViewer)
 		const floor = 150 * time.Millisecond
 		svc := member.NewService(h.store, h.audit, h.clock.Now, member.Config{RefusalFloor: floor})
-		for _, email := range []string{"nobody@example.com", "ada@example.com", strings.Repeat("x", 300)} {
+		for _, email := range []string{"nobody@example.com", "ada@example.com", "bob@example.com", strings.Repeat("x", 300)} {
 			begin := time.Now()
 			_, err := svc.SignIn(context.Background(), email, "guess", audit.Origin{UserAgent: "test"})
 			if took := time.Since(begin); !errors.Is(err, member.ErrInvalidCredentials) || took < floor {
@@ -507,8 +534,12 @@ func TestDashboardRoles(t *testing.T) {
 			return shown(t, r)
 		}
 		viewer, developer := h.dash(), h.dash()
-		viewer.mustSignIn("vic@example.com", add("vic@example.com", store.RoleViewer))
-		developer.mustSignIn("dev@example.com", add("dev@example.com", store.RoleDeveloper))
+		// Members an admin adds choose their own password first.
+		vic, dev := add("vic@example.com", store.RoleViewer), add("dev@example.com", store.RoleDeveloper)
+		viewer.mustSignIn("vic@example.com", vic)
+		viewer.changePassword(vic)
+		developer.mustSignIn("dev@example.com", dev)
+		developer.changePassword(dev)
 
 		for _, page := range []string{"/dashboard", "/dashboard/credentials", "/dashboard/webhooks", "/dashboard/users",
 			"/dashboard/merchants", "/dashboard/members"} {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/hitchdev/hitch/internal/account"
+	"github.com/hitchdev/hitch/internal/audit"
 	"github.com/hitchdev/hitch/internal/card"
 	"github.com/hitchdev/hitch/internal/detection"
 	"github.com/hitchdev/hitch/internal/developer"
@@ -140,6 +141,7 @@ var domainErrors = []struct {
 	{detection.ErrInvalidCursor, &Error{Status: http.StatusBadRequest, Type: TypeInvalidRequest, Code: CodeInvalidCursorFormat,
 		Message: "The cursor is not one this user's listing returned."}},
 	{detection.ErrRequestNotFound, errNotFound("No detection request has this request_id.")},
+	{audit.ErrInvalidCursor, errInvalidCursor()},
 	{webhook.ErrEventNotFound, errNotFound("No event has this id.")},
 	{webhook.ErrTooManyEndpoints, errInvalidField("An environment can have at most 16 webhook endpoints.")},
 	{session.ErrNotFound, &Error{Status: http.StatusNotFound, Type: TypeSessionError, Code: CodeSessionNotFound,

@@ -44,6 +44,7 @@ func (s *Server) routes() {
 	// Webhooks.
 	m.Handle("GET /webhooks/endpoints", s.authed(s.listEndpoints))
 	m.Handle("POST /webhooks/endpoints", s.authed(s.createEndpoint))
+	m.Handle("PATCH /webhooks/endpoints/{id}", s.authed(s.updateEndpoint))
 	m.Handle("DELETE /webhooks/endpoints/{id}", s.authed(s.deleteEndpoint))
 	m.Handle("POST /webhooks/endpoints/{id}/rotate-secret", s.authed(s.rotateEndpointSecret))
 	m.Handle("GET /webhooks/events", s.authed(s.listEvents))

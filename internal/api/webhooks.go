@@ -80,6 +80,27 @@ func (s *Server) deleteEndpoint(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+type updateEndpointRequest struct {
+	URL    *string   `json:"url"`
+	Events *[]string `json:"events"`
+}
+
+// updateEndpoint changes an endpoint's URL or event filter; a field left
+// out (or null) stays as it is.
+func (s *Server) updateEndpoint(w http.ResponseWriter, r *http.Request) error {
+	var req updateEndpointRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	ep, err := s.Webhooks.Update(r.Context(), webhook.UpdateParams{ClientID: clientFrom(r.Context()).ID, ID: r.PathValue("id"),
+		URL: req.URL, EventTypes: req.Events})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, s.renderEndpoint(ep, ""))
+	return nil
+}
+
 func (s *Server) rotateEndpointSecret(w http.ResponseWriter, r *http.Request) error {
 	ep, secret, err := s.Webhooks.RotateSecret(r.Context(), clientFrom(r.Context()).ID, r.PathValue("id"))
 	if err != nil {

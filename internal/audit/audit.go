@@ -30,16 +30,18 @@ const (
 	ActionMemberAdd        = "member.add"
 	ActionMemberRemove     = "member.remove"
 	ActionMemberRoleChange = "member.role_change"
-	ActionSecretView       = "secret.view"
-	ActionSecretRotate     = "secret.rotate"
-	ActionWebhookAdd       = "webhook.add"
-	ActionWebhookRemove    = "webhook.remove"
-	ActionWebhookUpdate    = "webhook.update"
-	ActionWebhookTest      = "webhook.test"
-	ActionEventResend      = "event.resend"
-	ActionMerchantHide     = "merchant.hide"
-	ActionMerchantShow     = "merchant.show"
-	ActionUserView         = "user.view"
+	// ActionMemberPasswordChange: a member changes their own password.
+	ActionMemberPasswordChange = "member.password_change"
+	ActionSecretView           = "secret.view"
+	ActionSecretRotate         = "secret.rotate"
+	ActionWebhookAdd           = "webhook.add"
+	ActionWebhookRemove        = "webhook.remove"
+	ActionWebhookUpdate        = "webhook.update"
+	ActionWebhookTest          = "webhook.test"
+	ActionEventResend          = "event.resend"
+	ActionMerchantHide         = "merchant.hide"
+	ActionMerchantShow         = "merchant.show"
+	ActionUserView             = "user.view"
 )
 
 // Outcomes.
@@ -69,6 +71,7 @@ const (
 
 // Actions lists every action name.
 var Actions = []string{ActionSignIn, ActionSignOut, ActionMemberAdd, ActionMemberRemove, ActionMemberRoleChange,
+	ActionMemberPasswordChange,
 	ActionSecretView, ActionSecretRotate, ActionWebhookAdd, ActionWebhookRemove, ActionWebhookUpdate, ActionWebhookTest,
 	ActionEventResend, ActionMerchantHide, ActionMerchantShow, ActionUserView}
 

@@ -45,8 +45,10 @@ var (
 	ErrBusy = errors.New("member: too many sign-ins at once")
 	// ErrNotFound: the developer has no such member.
 	ErrNotFound = errors.New("member: not found")
-	// ErrExists: the e-mail belongs to a member already.
-	ErrExists = errors.New("member: the e-mail belongs to a member already")
+	// ErrExists: the e-mail belongs to a member of the developer already.
+	// (Members of other developers do not matter: e-mails are unique per
+	// developer.)
+	ErrExists = errors.New("member: the e-mail belongs to a member of the developer already")
 	// ErrLastAdmin: the change would leave the developer without an admin.
 	ErrLastAdmin = errors.New("member: a developer keeps at least one admin")
 )
@@ -59,6 +61,18 @@ type InvalidError struct {
 
 func (e *InvalidError) Error() string { return e.Field + " " + e.Message }
 
+// ChooseError answers a sign-in whose e-mail and password are right for
+// members of several developers: the person picks one, and signs in again
+// with its client_id. It names only the developers the password is right
+// for.
+type ChooseError struct {
+	Clients []*store.Client
+}
+
+func (e *ChooseError) Error() string {
+	return "member: the e-mail and password are those of members of several developers"
+}
+
 // Defaults of Config.
 const (
 	DefaultIdleTimeout     = 30 * time.Minute
@@ -66,9 +80,11 @@ const (
 	DefaultMaxFailures     = 5
 	DefaultLockout         = 15 * time.Minute
 	DefaultRefusalFloor    = 60 * time.Millisecond
-	// hashWait is how long a sign-in waits for a free password check
-	// before ErrBusy.
-	hashWait = time.Second
+	DefaultCheckWait       = time.Second
+	// maxSignInMembers bounds the members whose password one sign-in
+	// checks: an e-mail that belongs to members of more developers signs
+	// in to the others with their client_id.
+	maxSignInMembers = 10
 	// touchEvery bounds how often a sign-in's last_seen_at is written.
 	touchEvery = time.Minute
 )
@@ -89,9 +105,13 @@ type Config struct {
 	// wrong passwords and locked members all answer alike (default 60 ms,
 	// above a password check and the failure's writes; negative: none).
 	RefusalFloor time.Duration
-	// MaxConcurrentChecks bounds the password checks (argon2id, 19 MiB
-	// and ~25 ms each) running at once (default 2 × GOMAXPROCS).
+	// MaxConcurrentChecks bounds the password checks and hashes
+	// (argon2id, 19 MiB and ~25 ms each) of sign-ins and password changes
+	// running at once (default 2 × GOMAXPROCS).
 	MaxConcurrentChecks int
+	// CheckWait is how long a sign-in or password change waits for a free
+	// check before ErrBusy (default 1 second).
+	CheckWait time.Duration
 }
 
 // Service manages members and their sign-ins.
@@ -104,7 +124,7 @@ type Service struct {
 	// the same time as a member's wrong password. It is made on first use:
 	// every command builds a Service, few sign anyone in.
 	dummyHash func() string
-	// checks holds a token per running password check.
+	// checks holds a token per running password check or hash.
 	checks chan struct{}
 }
 
@@ -127,6 +147,9 @@ func NewService(st store.Store, log *audit.Log, now func() time.Time, cfg Config
 	}
 	if cfg.MaxConcurrentChecks <= 0 {
 		cfg.MaxConcurrentChecks = 2 * runtime.GOMAXPROCS(0)
+	}
+	if cfg.CheckWait <= 0 {
+		cfg.CheckWait = DefaultCheckWait
 	}
 	return &Service{store: st, audit: log, now: now, cfg: cfg,
 		dummyHash: sync.OnceValue(func() string { return HashPassword(NewPassword()) }),
@@ -191,6 +214,9 @@ type AddParams struct {
 
 // Add creates a member with a generated password, returned this once. by
 // is the admin adding them, nil for the operator's hitch members add.
+// Someone else knows the password, so the member must change it before
+// anything else. The e-mail may be a member of other developers; not of
+// this one (ErrExists).
 func (s *Service) Add(ctx context.Context, by *Principal, p AddParams, origin audit.Origin) (*store.Member, string, error) {
 	if by != nil && !by.Can(Administer) {
 		return nil, "", ErrForbidden
@@ -216,7 +242,7 @@ func (s *Service) Add(ctx context.Context, by *Principal, p AddParams, origin au
 	password := NewPassword()
 	now := s.now().UTC()
 	m := &store.Member{ID: uuid.NewString(), ClientID: client.ID, Email: email, Name: name, Role: p.Role,
-		PasswordHash: HashPassword(password), CreatedAt: now, UpdatedAt: now}
+		PasswordHash: HashPassword(password), MustChangePassword: true, CreatedAt: now, UpdatedAt: now}
 	entry := audit.Entry{ClientID: client.ID, Environment: client.Environment, Action: audit.ActionMemberAdd,
 		Actor: OperatorActor, TargetType: audit.TargetMember, TargetName: &email, Origin: origin}
 	if by != nil {
@@ -320,17 +346,29 @@ type SignedIn struct {
 	Principal *Principal
 }
 
-// SignIn checks an e-mail and password. A wrong password counts towards
-// the lockout; a locked member is refused whatever the password, and the
-// password is not even checked. Every attempt on a member's e-mail is
-// audited, success or failure; attempts on unknown e-mails have no
-// developer to be recorded for (docs/audit.md). Every refusal takes at
-// least Config.RefusalFloor and unknown e-mails still cost a password
-// check, so timing does not tell members apart. ErrBusy when too many
-// passwords are being checked at once.
+// SignIn checks an e-mail and password. The e-mail may belong to members of
+// several developers (at most 10 are considered): the password is checked
+// against each, and the sign-in is to the one it is right for; when it is
+// right for several, nothing is signed in and a *ChooseError names them
+// (SignInTo then picks one). A wrong password counts towards the lockout of
+// every member it was checked against; a locked member is refused whatever
+// the password, and the password is not even checked. Every refused
+// attempt on a member's e-mail is audited, for each of its members, and
+// so is every success (for the member signed in to); attempts on unknown
+// e-mails have no developer to be recorded for (docs/audit.md). Every
+// refusal takes at least Config.RefusalFloor and unknown e-mails still
+// cost a password check, so timing does not tell members apart. ErrBusy
+// when too many passwords are being checked at once.
 func (s *Service) SignIn(ctx context.Context, email, password string, origin audit.Origin) (*SignedIn, error) {
+	return s.SignInTo(ctx, "", email, password, origin)
+}
+
+// SignInTo is SignIn to the member of one developer, clientID (all of the
+// e-mail's members when clientID is empty). An unknown clientID is
+// answered as an unknown e-mail.
+func (s *Service) SignInTo(ctx context.Context, clientID, email, password string, origin audit.Origin) (*SignedIn, error) {
 	start := time.Now()
-	signed, err := s.signIn(ctx, email, password, origin)
+	signed, err := s.signIn(ctx, clientID, email, password, origin)
 	if errors.Is(err, ErrInvalidCredentials) {
 		s.pad(ctx, start)
 	}
@@ -351,65 +389,130 @@ func (s *Service) pad(ctx context.Context, start time.Time) {
 	}
 }
 
-// check is CheckPassword within the bound of concurrent checks.
-func (s *Service) check(ctx context.Context, phc, password string) (bool, error) {
-	t := time.NewTimer(hashWait)
+// bounded runs fn, a password check or hash, within the bound of
+// concurrent ones; ErrBusy after waiting Config.CheckWait for a turn.
+func (s *Service) bounded(ctx context.Context, fn func()) error {
+	t := time.NewTimer(s.cfg.CheckWait)
 	defer t.Stop()
 	select {
 	case s.checks <- struct{}{}:
 	case <-t.C:
-		return false, ErrBusy
+		return ErrBusy
 	case <-ctx.Done():
-		return false, ctx.Err()
+		return ctx.Err()
 	}
 	defer func() { <-s.checks }()
-	return CheckPassword(phc, password)
+	fn()
+	return nil
+}
+
+// check is CheckPassword within the bound of concurrent checks.
+func (s *Service) check(ctx context.Context, phc, password string) (ok bool, err error) {
+	if busy := s.bounded(ctx, func() { ok, err = CheckPassword(phc, password) }); busy != nil {
+		return false, busy
+	}
+	return ok, err
+}
+
+// hash is HashPassword within the bound of concurrent checks.
+func (s *Service) hash(ctx context.Context, password string) (phc string, err error) {
+	err = s.bounded(ctx, func() { phc = HashPassword(password) })
+	return phc, err
 }
 
 // errLockedNow is a success refused because the member was locked by the
 // time it committed.
 var errLockedNow = errors.New("member: locked")
 
-func (s *Service) signIn(ctx context.Context, email, password string, origin audit.Origin) (*SignedIn, error) {
+// candidate is a member whose e-mail a sign-in gave, and what its password
+// check found.
+type candidate struct {
+	p *Principal
+	// locked: the member was locked when the sign-in began; its password
+	// is not checked.
+	locked bool
+	right  bool
+	err    error
+}
+
+func (s *Service) signIn(ctx context.Context, clientID, email, password string, origin audit.Origin) (*SignedIn, error) {
 	email = strings.ToLower(strings.TrimSpace(email))
-	if len(email) > 254 || len(password) > 1024 {
+	if len(email) > 254 || len(password) > MaxPasswordBytes || len(clientID) > 100 {
 		return nil, s.refuseUnknown(ctx, password)
 	}
-	m, err := s.store.MemberGetByEmail(ctx, email)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, s.refuseUnknown(ctx, password)
-	}
+	members, err := s.store.MemberListByEmail(ctx, &store.MemberListByEmailParams{Email: email, ClientID: clientID,
+		Limit: maxSignInMembers})
 	if err != nil {
 		return nil, err
 	}
-	client, err := s.store.ClientGetByID(ctx, m.ClientID)
-	if err != nil {
-		return nil, err
+	if len(members) == 0 {
+		return nil, s.refuseUnknown(ctx, password)
 	}
-	p := &Principal{Member: m, Client: client}
 	now := s.now().UTC()
-	if m.LockedUntil != nil && now.Before(*m.LockedUntil) {
-		// The password of a locked member is not checked, so guesses while
-		// locked teach nothing; the dummy check keeps the time.
-		if _, err := s.check(ctx, s.dummyHash(), password); err != nil {
+	cands := make([]*candidate, len(members))
+	for i, m := range members {
+		client, err := s.store.ClientGetByID(ctx, m.ClientID)
+		if err != nil {
 			return nil, err
 		}
-		return nil, s.refuse(ctx, p, origin, false, now)
+		cands[i] = &candidate{p: &Principal{Member: m, Client: client}, locked: m.LockedUntil != nil && now.Before(*m.LockedUntil)}
 	}
-	ok, err := s.check(ctx, m.PasswordHash, password)
-	if err != nil {
-		return nil, err
+	// The members' checks run side by side, so that an e-mail of several
+	// developers' members takes about as long as one's while there are
+	// cores to spare. The password of a locked member is not checked, so
+	// guesses while locked teach nothing; the dummy check keeps the time.
+	var wg sync.WaitGroup
+	for _, c := range cands {
+		wg.Go(func() {
+			if c.locked {
+				_, c.err = s.check(ctx, s.dummyHash(), password)
+				return
+			}
+			c.right, c.err = s.check(ctx, c.p.Member.PasswordHash, password)
+		})
 	}
-	// The hash took a while and other attempts may have run meanwhile: the
-	// lock is decided again, atomically, by the store.
+	wg.Wait()
+	var right []*candidate
+	for _, c := range cands {
+		if c.err != nil {
+			return nil, c.err
+		}
+		if c.right {
+			right = append(right, c)
+		}
+	}
+	// The hashes took a while and other attempts may have run meanwhile:
+	// the lock is decided again, atomically, by the store.
 	now = s.now().UTC()
-	if !ok {
-		return nil, s.refuse(ctx, p, origin, true, now)
+	switch len(right) {
+	case 0:
+		return nil, s.refuseAll(ctx, cands, origin, now)
+	case 1:
+		signed, err := s.begin(ctx, right[0].p, origin, now)
+		if errors.Is(err, errLockedNow) {
+			right[0].locked = true
+			return nil, s.refuseAll(ctx, cands, origin, now)
+		}
+		return signed, err
 	}
+	// The password is right for several members: it is theirs, so naming
+	// their developers tells the person nothing they could not learn by
+	// signing in. Nothing is recorded until they pick one.
+	choose := &ChooseError{}
+	for _, c := range right {
+		choose.Clients = append(choose.Clients, c.p.Client)
+	}
+	return nil, choose
+}
+
+// begin records a sign-in and starts its session, unless the member was
+// locked meanwhile (errLockedNow).
+func (s *Service) begin(ctx context.Context, p *Principal, origin audit.Origin, now time.Time) (*SignedIn, error) {
+	m := p.Member
 	token := newToken()
 	sess := &store.DashboardSession{ID: uuid.NewString(), ClientID: m.ClientID, MemberID: m.ID, TokenHash: tokenHash(token),
 		CreatedAt: now, LastSeenAt: now, ExpiresAt: now.Add(s.cfg.SessionLifetime)}
-	err = s.store.InTx(ctx, func(ex store.Executor) error {
+	err := s.store.InTx(ctx, func(ex store.Executor) error {
 		if _, err := s.audit.Write(ctx, ex, p.Entry(audit.ActionSignIn, audit.TargetSession, nil, origin)); err != nil {
 			return err
 		}
@@ -429,9 +532,6 @@ func (s *Service) signIn(ctx context.Context, email, password string, origin aud
 		}
 		return ex.DashboardSessionInsert(ctx, sess)
 	})
-	if errors.Is(err, errLockedNow) {
-		return nil, s.refuse(ctx, p, origin, false, now)
-	}
 	if errors.Is(err, store.ErrNotFound) { // removed meanwhile
 		return nil, ErrInvalidCredentials
 	}
@@ -451,12 +551,28 @@ func (s *Service) refuseUnknown(ctx context.Context, password string) error {
 	return ErrInvalidCredentials
 }
 
-// refuse records a refused sign-in of a member and returns
-// ErrInvalidCredentials; count is whether a wrong password counts towards
-// the lockout (the store counts nothing while the member is locked).
-func (s *Service) refuse(ctx context.Context, p *Principal, origin audit.Origin, count bool, now time.Time) error {
+// refuseAll refuses a sign-in for each of its members: a failure in each
+// developer's log, and the wrong password counted towards the lockout of
+// each member that was not locked.
+func (s *Service) refuseAll(ctx context.Context, cands []*candidate, origin audit.Origin, now time.Time) error {
+	for _, c := range cands {
+		if err := s.refuse(ctx, c.p, audit.ActionSignIn, origin, !c.locked, now); !errors.Is(err, ErrInvalidCredentials) {
+			return err
+		}
+	}
+	return ErrInvalidCredentials
+}
+
+// refuse records a refused attempt of a member (a sign-in or a password
+// change) and returns ErrInvalidCredentials; count is whether a wrong
+// password counts towards the lockout (the store counts nothing while the
+// member is locked).
+func (s *Service) refuse(ctx context.Context, p *Principal, action string, origin audit.Origin, count bool, now time.Time) error {
 	err := s.store.InTx(ctx, func(ex store.Executor) error {
-		entry := p.Entry(audit.ActionSignIn, audit.TargetSession, nil, origin)
+		entry := p.Entry(action, audit.TargetSession, nil, origin)
+		if action != audit.ActionSignIn {
+			entry = p.Entry(action, audit.TargetMember, &p.Member.Email, origin)
+		}
 		entry.Outcome = audit.OutcomeFailure
 		if _, err := s.audit.Write(ctx, ex, entry); err != nil {
 			return err
@@ -471,6 +587,78 @@ func (s *Service) refuse(ctx context.Context, p *Principal, origin audit.Origin,
 		return err
 	}
 	return ErrInvalidCredentials
+}
+
+// ChangePassword sets the principal's own password to next, typed twice
+// (confirm), after checking current. The change is recorded in its
+// transaction, clears must_change_password and ends the member's other
+// sign-ins (the principal's stays). A wrong current password is refused
+// as at sign-in: it counts towards the lockout and is recorded as a
+// failure, and a locked member's is not checked (ErrInvalidCredentials
+// for both). ErrBusy as SignIn; *InvalidError for a next password that is
+// too short, too long, unconfirmed or the current one.
+func (s *Service) ChangePassword(ctx context.Context, p *Principal, current, next, confirm string, origin audit.Origin) error {
+	if next != confirm {
+		return &InvalidError{"new password", "and its confirmation differ"}
+	}
+	if err := ValidatePassword(next); err != nil {
+		return err
+	}
+	if next == current {
+		return &InvalidError{"new password", "must differ from the current one"}
+	}
+	m := p.Member
+	now := s.now().UTC()
+	locked := m.LockedUntil != nil && now.Before(*m.LockedUntil)
+	phc := m.PasswordHash
+	if locked {
+		phc = s.dummyHash()
+	}
+	right := false
+	if len(current) <= MaxPasswordBytes {
+		var err error
+		if right, err = s.check(ctx, phc, current); err != nil {
+			return err
+		}
+	}
+	now = s.now().UTC()
+	if locked || !right {
+		return s.refuse(ctx, p, audit.ActionMemberPasswordChange, origin, !locked, now)
+	}
+	hash, err := s.hash(ctx, next)
+	if err != nil {
+		return err
+	}
+	err = s.store.InTx(ctx, func(ex store.Executor) error {
+		entry := p.Entry(audit.ActionMemberPasswordChange, audit.TargetMember, &m.Email, origin)
+		if _, err := s.audit.Write(ctx, ex, entry); err != nil {
+			return err
+		}
+		// As at sign-in: a success never commits while the member is
+		// locked, and it forgets earlier failures.
+		locked, err := ex.MemberResetFailures(ctx, m.ClientID, m.ID, now)
+		if err != nil {
+			return err
+		}
+		if locked {
+			return errLockedNow
+		}
+		if err := ex.MemberSetPassword(ctx, m.ClientID, m.ID, hash, false, now); err != nil {
+			return err
+		}
+		_, err = ex.DashboardSessionDeleteOthers(ctx, m.ClientID, m.ID, p.Session.ID)
+		return err
+	})
+	switch {
+	case errors.Is(err, errLockedNow):
+		return s.refuse(ctx, p, audit.ActionMemberPasswordChange, origin, false, now)
+	case errors.Is(err, store.ErrNotFound): // removed meanwhile, with their sign-ins
+		return ErrSessionEnded
+	case err != nil:
+		return err
+	}
+	m.PasswordHash, m.MustChangePassword = hash, false
+	return nil
 }
 
 // Authenticate returns the principal of a sign-in's cookie value. An idle

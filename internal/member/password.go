@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/crypto/argon2"
 )
@@ -75,4 +76,25 @@ func NewPassword() string {
 		panic("member: crypto/rand failed: " + err.Error())
 	}
 	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// Bounds of a password a member chooses. The least length is NIST SP
+// 800-63B's for a password that is the only factor; generated passwords
+// (NewPassword) have 27 characters. Sign-in refuses longer passwords
+// unchecked.
+const (
+	MinPasswordLength = 15 // characters
+	MaxPasswordBytes  = 1024
+)
+
+// ValidatePassword checks a password a member chose: no rule but its
+// length (NIST SP 800-63B: no composition rules).
+func ValidatePassword(password string) error {
+	if !utf8.ValidString(password) || len(password) > MaxPasswordBytes {
+		return &InvalidError{"new password", fmt.Sprintf("must be text of at most %d bytes", MaxPasswordBytes)}
+	}
+	if utf8.RuneCountInString(password) < MinPasswordLength {
+		return &InvalidError{"new password", fmt.Sprintf("must be at least %d characters long", MinPasswordLength)}
+	}
+	return nil
 }

@@ -115,6 +115,10 @@ type Executor interface {
 	// WebhookEndpointRotateSecret makes the current secret the previous one,
 	// valid until params.PreviousExpiresAt, and stores the new one.
 	WebhookEndpointRotateSecret(ctx context.Context, params *WebhookEndpointRotateSecretParams) (*WebhookEndpoint, error)
+	// WebhookEndpointUpdate sets the endpoint's URL and event filter where
+	// params give them; a changed URL clears failing_since (the failures
+	// were the old URL's).
+	WebhookEndpointUpdate(ctx context.Context, params *WebhookEndpointUpdateParams) (*WebhookEndpoint, error)
 	// WebhookEndpointDisable disables an enabled endpoint; changed is false
 	// when it was disabled already.
 	WebhookEndpointDisable(ctx context.Context, clientID, id, reason string, now time.Time) (changed bool, err error)
@@ -250,13 +254,13 @@ type Executor interface {
 	// The dashboard: members, their sign-ins, hidden merchants and the
 	// audit log.
 
-	// MemberInsert stores a member; ErrConflict when the e-mail is taken
-	// (e-mails are unique in the deployment).
+	// MemberInsert stores a member; ErrConflict when the developer has a
+	// member with the e-mail already (e-mails are unique per developer).
 	MemberInsert(ctx context.Context, m *Member) error
-	// MemberGetByEmail finds a member of any developer by e-mail: sign-in
-	// is where the tenant is learnt, so it is the one member query not
-	// scoped by client.
-	MemberGetByEmail(ctx context.Context, email string) (*Member, error)
+	// MemberListByEmail lists the members with an e-mail, of any developer
+	// unless params name one, oldest first: sign-in is where the tenant is
+	// learnt, so it is the one member query not scoped by client.
+	MemberListByEmail(ctx context.Context, params *MemberListByEmailParams) ([]*Member, error)
 	MemberGet(ctx context.Context, clientID, id string) (*Member, error)
 	// MemberList lists the developer's members, oldest first.
 	MemberList(ctx context.Context, clientID string) ([]*Member, error)
@@ -264,6 +268,9 @@ type Executor interface {
 	MemberSetRole(ctx context.Context, clientID, id, role string, now time.Time) error
 	// MemberCountAdmins counts the developer's admins.
 	MemberCountAdmins(ctx context.Context, clientID string) (int, error)
+	// MemberSetPassword replaces a member's password hash and sets or
+	// clears must_change_password.
+	MemberSetPassword(ctx context.Context, clientID, id, passwordHash string, mustChange bool, now time.Time) error
 	// MemberRecordFailure counts a failed sign-in unless the member is
 	// locked at now; the failure that reaches maxFailures locks the member
 	// until lockedUntil and starts counting again. It is one conditional
@@ -279,7 +286,7 @@ type Executor interface {
 
 	DashboardSessionInsert(ctx context.Context, s *DashboardSession) error
 	// DashboardSessionGetByTokenHash finds a sign-in by its cookie's hash,
-	// with its member; like MemberGetByEmail it is how the tenant is learnt.
+	// with its member; like MemberListByEmail it is how the tenant is learnt.
 	DashboardSessionGetByTokenHash(ctx context.Context, tokenHash []byte) (*DashboardSession, *Member, error)
 	// DashboardSessionTouch moves a sign-in's last_seen_at to now.
 	DashboardSessionTouch(ctx context.Context, clientID, id string, now time.Time) error
@@ -287,6 +294,9 @@ type Executor interface {
 	// DashboardSessionDeleteExpired removes the sign-ins that ended before
 	// now (absolute expiry) or were last seen before idleBefore.
 	DashboardSessionDeleteExpired(ctx context.Context, now, idleBefore time.Time) (int64, error)
+	// DashboardSessionDeleteOthers ends every sign-in of a member but
+	// keepID's, and reports how many it ended.
+	DashboardSessionDeleteOthers(ctx context.Context, clientID, memberID, keepID string) (int64, error)
 
 	// MerchantHide hides a merchant from the developer's link flow (no
 	// error when it is hidden already); MerchantShow shows it again.
@@ -549,6 +559,15 @@ type WebhookEndpointRotateSecretParams struct {
 	Now               time.Time
 }
 
+type WebhookEndpointUpdateParams struct {
+	ClientID string
+	ID       string
+	// URL and EventTypes replace the endpoint's when set.
+	URL        *string
+	EventTypes *[]string
+	Now        time.Time
+}
+
 // Webhook attempt outcomes.
 const (
 	AttemptSucceeded = "succeeded"
@@ -794,8 +813,20 @@ type Member struct {
 	FailedAttempts int
 	// LockedUntil is set while sign-ins are refused after failures.
 	LockedUntil *time.Time
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
+	// MustChangePassword: someone else chose the password (an admin, hitch
+	// members add); the member chooses their own before anything else.
+	MustChangePassword bool
+	CreatedAt          time.Time
+	UpdatedAt          time.Time
+}
+
+// MemberListByEmailParams select the members with an e-mail.
+type MemberListByEmailParams struct {
+	Email string
+	// ClientID keeps the developer's member only, when set.
+	ClientID string
+	// Limit bounds the list; 0 for no bound.
+	Limit int
 }
 
 // DashboardSession is a member's sign-in. Only the SHA-256 of the cookie

@@ -76,10 +76,13 @@ const (
 	sessionCookie = "hitch_dashboard"
 	signinCookie  = "hitch_signin"
 	signinPath    = "/dashboard/signin"
+	// passwordPath is where a member changes their password, and where one
+	// who must is sent from every other page.
+	passwordPath = "/dashboard/password"
 )
 
-var dashboardPages = []string{"signin", "overview", "credentials", "members", "webhooks", "event", "users", "user",
-	"merchants", "error"}
+var dashboardPages = []string{"signin", "password", "overview", "credentials", "members", "webhooks", "event", "users",
+	"user", "merchants", "error", "audit", "endpoint"}
 
 func (h *Handler) mountDashboard(cfg *Config) error {
 	d := &dashboard{Dashboard: *cfg.Dashboard, cfg: cfg, log: cfg.Logger, pages: map[string]*template.Template{},
@@ -106,7 +109,9 @@ func (h *Handler) mountDashboard(cfg *Config) error {
 	handle("GET /dashboard", d.authed(d.overview))
 	handle("GET /dashboard/signin", d.signinPage)
 	handle("POST /dashboard/signin", d.signin)
-	handle("POST /dashboard/signout", d.authed(d.signout))
+	handle("POST /dashboard/signout", d.authedMayChangePassword(d.signout))
+	handle("GET "+passwordPath, d.authedMayChangePassword(d.passwordPage))
+	handle("POST "+passwordPath, d.authedMayChangePassword(d.changePassword))
 	handle("GET /dashboard/credentials", d.authed(d.credentials))
 	handle("POST /dashboard/credentials/reveal", d.authed(d.revealSecret))
 	handle("POST /dashboard/credentials/rotate", d.authed(d.rotateSecret))
@@ -119,6 +124,8 @@ func (h *Handler) mountDashboard(cfg *Config) error {
 	handle("POST /dashboard/webhooks/test", d.authed(d.testWebhook))
 	handle("POST /dashboard/webhooks/{id}/remove", d.authed(d.removeEndpoint))
 	handle("POST /dashboard/webhooks/{id}/rotate", d.authed(d.rotateEndpoint))
+	handle("GET /dashboard/webhooks/endpoints/{id}", d.authed(d.endpoint))
+	handle("POST /dashboard/webhooks/{id}/edit", d.authed(d.editEndpoint))
 	handle("GET /dashboard/webhooks/events/{id}", d.authed(d.eventPage))
 	handle("POST /dashboard/webhooks/events/{id}/resend", d.authed(d.resendEvent))
 	handle("GET /dashboard/users", d.authed(d.users))
@@ -126,6 +133,7 @@ func (h *Handler) mountDashboard(cfg *Config) error {
 	handle("GET /dashboard/merchants", d.authed(d.merchants))
 	handle("POST /dashboard/merchants/{id}/hide", d.authed(d.hideMerchant))
 	handle("POST /dashboard/merchants/{id}/show", d.authed(d.showMerchant))
+	handle("GET /dashboard/audit", d.authed(d.auditLog))
 	return nil
 }
 
@@ -187,8 +195,15 @@ func forbidden() error {
 }
 
 // authed runs an action for a signed-in member; a form post must also
-// carry the sign-in's CSRF token.
-func (d *dashboard) authed(fn action) http.HandlerFunc {
+// carry the sign-in's CSRF token. A member who must change their password
+// (someone else chose it) is sent to do that first, and nothing is done.
+func (d *dashboard) authed(fn action) http.HandlerFunc { return d.signedIn(fn, false) }
+
+// authedMayChangePassword is authed for the pages a member who must change
+// their password may use: that page, and signing out.
+func (d *dashboard) authedMayChangePassword(fn action) http.HandlerFunc { return d.signedIn(fn, true) }
+
+func (d *dashboard) signedIn(fn action, changingPassword bool) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		var p *member.Principal
 		c, err := r.Cookie(d.cookieName(sessionCookie))
@@ -213,6 +228,10 @@ func (d *dashboard) authed(fn action) http.HandlerFunc {
 			d.renderError(w, r, p, http.StatusForbidden, "This form has expired. Reload the page and try again.")
 			return
 		}
+		if p.Member.MustChangePassword && !changingPassword {
+			http.Redirect(w, r, passwordPath, http.StatusSeeOther)
+			return
+		}
 		if err := fn(w, r, p); err != nil {
 			var pe *pageError
 			if !errors.As(err, &pe) {
@@ -233,7 +252,7 @@ func (d *dashboard) domainError(ctx context.Context, err error) *pageError {
 	case errors.Is(err, member.ErrLastAdmin):
 		return &pageError{http.StatusConflict, "Your team must keep at least one admin."}
 	case errors.Is(err, member.ErrExists):
-		return &pageError{http.StatusConflict, "That e-mail address belongs to a member already."}
+		return &pageError{http.StatusConflict, "That e-mail address belongs to a member of your team already."}
 	case errors.Is(err, member.ErrNotFound):
 		return &pageError{http.StatusNotFound, "There is no such member in your team."}
 	case errors.As(err, &mi):
@@ -330,6 +349,8 @@ func redirect(w http.ResponseWriter, r *http.Request, path, notice string) error
 // notices are the messages a redirect may ask for; the query names one, so
 // no text of the URL is ever shown.
 var notices = map[string]string{
+	"password.changed": "Your password was changed. Your other sign-ins were ended.",
+
 	"member.removed":  "The member was removed.",
 	"member.role":     "The member's role was changed.",
 	"webhook.removed": "The endpoint was removed.",
@@ -337,6 +358,10 @@ var notices = map[string]string{
 	"event.resent":    "The event was queued for delivery again.",
 	"merchant.hidden": "The merchant is hidden from your users in the link flow.",
 	"merchant.shown":  "The merchant is shown to your users in the link flow again.",
+
+	"webhook.updated":   "The endpoint was changed.",
+	"event.resent.one":  "The event was queued for delivery to that endpoint again.",
+	"event.resent.none": "Nothing was queued: no enabled endpoint takes this event.",
 }
 
 func notice(r *http.Request) string { return notices[r.URL.Query().Get("notice")] }
@@ -347,6 +372,12 @@ type signinData struct {
 	Email string
 	Token string
 	Next  string
+	// ClientID signs in to that developer's member only (a choice made
+	// among Choices, or a link's).
+	ClientID string
+	// Choices are the developers whose members the e-mail and password
+	// both are, to pick one from.
+	Choices []*store.Client
 }
 
 // safeNext keeps a post-sign-in destination only when it is a dashboard
@@ -361,49 +392,57 @@ func safeNext(next string) string {
 }
 
 func (d *dashboard) signinPage(w http.ResponseWriter, r *http.Request) {
-	d.renderSignin(w, r, http.StatusOK, "", "")
+	d.renderSignin(w, r, http.StatusOK, signinData{ClientID: r.URL.Query().Get("client_id")}, "")
 }
 
 // renderSignin shows the form with a fresh double-submit token: the
 // sign-in form has no session to tie a token to, so its token sits in a
 // cookie and in the form, and the two must agree.
-func (d *dashboard) renderSignin(w http.ResponseWriter, r *http.Request, status int, email, message string) {
+func (d *dashboard) renderSignin(w http.ResponseWriter, r *http.Request, status int, data signinData, message string) {
 	b := make([]byte, 24)
 	_, _ = rand.Read(b)
-	token := base64.RawURLEncoding.EncodeToString(b)
-	d.setCookie(w, signinCookie, token, time.Hour)
-	d.render(w, r, status, "signin", &view{Title: "Sign in", Active: "signin", Error: message,
-		Data: signinData{Email: email, Token: token, Next: safeNext(r.FormValue("next"))}})
+	data.Token = base64.RawURLEncoding.EncodeToString(b)
+	data.Next = safeNext(r.FormValue("next"))
+	if len(data.ClientID) > 100 {
+		data.ClientID = ""
+	}
+	d.setCookie(w, signinCookie, data.Token, time.Hour)
+	d.render(w, r, status, "signin", &view{Title: "Sign in", Active: "signin", Error: message, Data: data})
 }
 
 func (d *dashboard) signin(w http.ResponseWriter, r *http.Request) {
 	if ok, retry := d.signins.Allow(origin(r).IP); !ok {
 		w.Header().Set("Retry-After", strconv.Itoa(retry))
-		d.renderSignin(w, r, http.StatusTooManyRequests, "",
+		d.renderSignin(w, r, http.StatusTooManyRequests, signinData{},
 			"Too many sign-in attempts from your network. Wait a few seconds and try again.")
 		return
 	}
 	c, err := r.Cookie(d.cookieName(signinCookie))
 	if err != nil || c.Value == "" || !hmac.Equal([]byte(c.Value), []byte(r.PostFormValue("csrf"))) {
-		d.renderSignin(w, r, http.StatusForbidden, "", "This form has expired. Try again.")
+		d.renderSignin(w, r, http.StatusForbidden, signinData{}, "This form has expired. Try again.")
 		return
 	}
-	email := r.PostFormValue("email")
-	signed, err := d.Members.SignIn(r.Context(), email, r.PostFormValue("password"), origin(r))
-	if errors.Is(err, member.ErrInvalidCredentials) {
-		d.renderSignin(w, r, http.StatusUnauthorized, email,
+	email, clientID := r.PostFormValue("email"), r.PostFormValue("client_id")
+	signed, err := d.Members.SignInTo(r.Context(), clientID, email, r.PostFormValue("password"), origin(r))
+	var choose *member.ChooseError
+	switch {
+	case errors.Is(err, member.ErrInvalidCredentials):
+		// The refused form forgets the client_id: the next try considers
+		// every member of the e-mail again.
+		d.renderSignin(w, r, http.StatusUnauthorized, signinData{Email: email},
 			"The e-mail or password is wrong, or the account is locked for a while after repeated failures.")
 		return
-	}
-	if errors.Is(err, member.ErrBusy) {
+	case errors.Is(err, member.ErrBusy):
 		w.Header().Set("Retry-After", "1")
-		d.renderSignin(w, r, http.StatusServiceUnavailable, email,
+		d.renderSignin(w, r, http.StatusServiceUnavailable, signinData{Email: email, ClientID: clientID},
 			"Too many people are signing in right now. Try again in a moment.")
 		return
-	}
-	if err != nil {
+	case errors.As(err, &choose):
+		d.renderSignin(w, r, http.StatusOK, signinData{Email: email, Choices: choose.Clients}, "")
+		return
+	case err != nil:
 		d.log.ErrorContext(r.Context(), "dashboard: sign in", "error", err)
-		d.renderSignin(w, r, http.StatusInternalServerError, email, "Something went wrong. Try again.")
+		d.renderSignin(w, r, http.StatusInternalServerError, signinData{Email: email}, "Something went wrong. Try again.")
 		return
 	}
 	d.clearCookie(w, signinCookie)

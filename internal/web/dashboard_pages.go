@@ -2,6 +2,7 @@ package web
 
 import (
 	"errors"
+	"maps"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -49,6 +50,89 @@ func (d *dashboard) overview(w http.ResponseWriter, r *http.Request, p *member.P
 	data.Members, data.Endpoints, data.Hidden = len(members), len(eps), len(hidden)
 	d.render(w, r, http.StatusOK, "overview", &view{Title: "Overview", Active: "overview", P: p, Data: data})
 	return nil
+}
+
+// Audit log
+
+type auditData struct {
+	PerPage int
+	Records []*store.AuditRecord
+	// From and To are the date filter as given (YYYY-MM-DD, UTC).
+	From, To string
+	// Next is the next page's path, First the first page's when this is a
+	// later one; "" when there is none.
+	Next, First string
+}
+
+const auditPerPage = 50
+
+// auditLog lists the team's audit records, newest first, with the page
+// cursors of GET /audit_logs (one listing, audit.List). Reading the log is
+// not recorded: it holds nothing the member's role may not see, and a
+// record per page view would bury the actions the log is for.
+func (d *dashboard) auditLog(w http.ResponseWriter, r *http.Request, p *member.Principal) error {
+	q := r.URL.Query()
+	data := auditData{PerPage: auditPerPage, From: strings.TrimSpace(q.Get("from")), To: strings.TrimSpace(q.Get("to"))}
+	v := &view{Title: "Audit log", Active: "audit", P: p, Data: &data}
+	params := audit.ListParams{ClientID: p.Client.ID, Cursor: q.Get("cursor"), Limit: auditPerPage}
+	if params.Since, params.Until, v.Error = auditDates(data.From, data.To); v.Error != "" {
+		d.render(w, r, http.StatusBadRequest, "audit", v)
+		return nil
+	}
+	page, err := audit.List(r.Context(), d.Store, params)
+	if errors.Is(err, audit.ErrInvalidCursor) {
+		return &pageError{http.StatusBadRequest, "This page link is not one the audit log made. Start again from its first page."}
+	}
+	if err != nil {
+		return err
+	}
+	data.Records = page.Records
+	filter := url.Values{}
+	if data.From != "" {
+		filter.Set("from", data.From)
+	}
+	if data.To != "" {
+		filter.Set("to", data.To)
+	}
+	if params.Cursor != "" {
+		data.First = "/dashboard/audit?" + filter.Encode()
+	}
+	if page.NextCursor != "" {
+		next := maps.Clone(filter)
+		next.Set("cursor", page.NextCursor)
+		data.Next = "/dashboard/audit?" + next.Encode()
+	}
+	d.render(w, r, http.StatusOK, "audit", v)
+	return nil
+}
+
+// auditDates reads the audit page's optional date filter, whole UTC days
+// both included, as the bounds of the records' time; problem says what is
+// wrong with it, "" when nothing is.
+func auditDates(from, to string) (since, until *time.Time, problem string) {
+	day := func(label, raw string) *time.Time {
+		if raw == "" || problem != "" {
+			return nil
+		}
+		t, err := time.Parse(time.DateOnly, raw)
+		if err != nil {
+			problem = "The " + label + " date must be a date such as 2026-01-15."
+			return nil
+		}
+		return &t
+	}
+	since, until = day("From", from), day("To", to)
+	if until != nil {
+		end := until.Add(24*time.Hour - time.Microsecond)
+		until = &end
+		if since != nil && end.Before(*since) {
+			problem = "The To date is before the From date."
+		}
+	}
+	if problem != "" {
+		return nil, nil, problem
+	}
+	return since, until, ""
 }
 
 // API credentials
@@ -251,6 +335,68 @@ func (d *dashboard) rotateEndpoint(w http.ResponseWriter, r *http.Request, p *me
 			Note: "The previous secret keeps signing beside it for a while, so your receiver can switch."}})
 }
 
+type endpointData struct {
+	Endpoint *webhook.Endpoint
+	// URL and Selected are what the form shows: the endpoint's, or what was
+	// sent when it was refused.
+	URL        string
+	Selected   map[string]bool
+	EventTypes []string
+}
+
+func (d *dashboard) renderEndpoint(w http.ResponseWriter, r *http.Request, p *member.Principal, status int, ep *webhook.Endpoint,
+	u string, types []string, message string) {
+	data := endpointData{Endpoint: ep, URL: u, Selected: map[string]bool{}, EventTypes: event.Types}
+	for _, t := range types {
+		data.Selected[t] = true
+	}
+	d.render(w, r, status, "endpoint", &view{Title: "Edit endpoint", Active: "webhooks", P: p, Error: message, Data: data})
+}
+
+// endpoint shows the form that edits an endpoint's URL and event filter.
+func (d *dashboard) endpoint(w http.ResponseWriter, r *http.Request, p *member.Principal) error {
+	if !p.Can(member.ManageWebhooks) {
+		return forbidden()
+	}
+	ep, err := d.Webhooks.Get(r.Context(), p.Client.ID, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	d.renderEndpoint(w, r, p, http.StatusOK, ep, ep.URL, ep.EventTypes, "")
+	return nil
+}
+
+// editEndpoint changes an endpoint's URL and event filter, checked as when
+// adding one; a refused change shows the form again and changes nothing.
+func (d *dashboard) editEndpoint(w http.ResponseWriter, r *http.Request, p *member.Principal) error {
+	if !p.Can(member.ManageWebhooks) {
+		return forbidden()
+	}
+	id := r.PathValue("id")
+	u := strings.TrimSpace(r.PostFormValue("url"))
+	types := r.PostForm["events"]
+	if types == nil {
+		types = []string{} // none checked: every event
+	}
+	// The record names the URL deliveries go to from now on.
+	_, err := d.Webhooks.Update(r.Context(), webhook.UpdateParams{ClientID: p.Client.ID, ID: id, URL: &u, EventTypes: &types},
+		d.auditAlso(r, p, audit.ActionWebhookUpdate, audit.TargetWebhookEndpoint, &u))
+	var invalid *webhook.InvalidError
+	if errors.As(err, &invalid) {
+		ep, err := d.Webhooks.Get(r.Context(), p.Client.ID, id)
+		if err != nil {
+			return err
+		}
+		d.renderEndpoint(w, r, p, http.StatusBadRequest, ep, u, types,
+			"The "+invalid.Field+" "+invalid.Message+". Nothing was changed.")
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return redirect(w, r, "/dashboard/webhooks", "webhook.updated")
+}
+
 func (d *dashboard) testWebhook(w http.ResponseWriter, r *http.Request, p *member.Principal) error {
 	if !p.Can(member.ManageWebhooks) {
 		return forbidden()
@@ -266,6 +412,9 @@ type eventData struct {
 	Event    *store.Event
 	Payload  string
 	Attempts []*store.WebhookAttempt
+	// Endpoints are those the event goes to when it happens: the choices
+	// of a resend.
+	Endpoints []*webhook.Endpoint
 }
 
 func (d *dashboard) eventPage(w http.ResponseWriter, r *http.Request, p *member.Principal) error {
@@ -284,8 +433,17 @@ func (d *dashboard) eventPage(w http.ResponseWriter, r *http.Request, p *member.
 	if err != nil {
 		return err
 	}
-	d.render(w, r, http.StatusOK, "event", &view{Title: "Event " + ev.Type, Active: "webhooks", P: p, Notice: notice(r),
-		Data: eventData{Event: ev, Payload: gjson.ParseBytes(ev.Payload).Get("@pretty").String(), Attempts: attempts}})
+	eps, err := d.Webhooks.List(r.Context(), p.Client.ID)
+	if err != nil {
+		return err
+	}
+	data := eventData{Event: ev, Payload: gjson.ParseBytes(ev.Payload).Get("@pretty").String(), Attempts: attempts}
+	for _, ep := range eps {
+		if ep.Takes(ev.Type) {
+			data.Endpoints = append(data.Endpoints, ep)
+		}
+	}
+	d.render(w, r, http.StatusOK, "event", &view{Title: "Event " + ev.Type, Active: "webhooks", P: p, Notice: notice(r), Data: data})
 	return nil
 }
 
@@ -297,11 +455,22 @@ func (d *dashboard) resendEvent(w http.ResponseWriter, r *http.Request, p *membe
 	if _, err := uuid.Parse(id); err != nil {
 		return webhook.ErrEventNotFound
 	}
-	if _, err := d.Webhooks.Resend(r.Context(), p.Client.ID, id, "",
-		d.auditAlso(r, p, audit.ActionEventResend, audit.TargetEvent, &id)); err != nil {
+	// One endpoint (whatever its filter, as POST /webhooks/events/{id}/resend
+	// with endpoint_id), or "" for every enabled endpoint that takes it.
+	endpointID := r.PostFormValue("endpoint_id")
+	n, err := d.Webhooks.Resend(r.Context(), p.Client.ID, id, endpointID,
+		d.auditAlso(r, p, audit.ActionEventResend, audit.TargetEvent, &id))
+	if err != nil {
 		return err
 	}
-	return redirect(w, r, "/dashboard/webhooks/events/"+id, "event.resent")
+	done := "event.resent"
+	switch {
+	case n == 0:
+		done = "event.resent.none"
+	case endpointID != "":
+		done = "event.resent.one"
+	}
+	return redirect(w, r, "/dashboard/webhooks/events/"+id, done)
 }
 
 // Users and their data

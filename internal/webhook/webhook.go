@@ -347,6 +347,57 @@ func (s *Service) RotateSecret(ctx context.Context, clientID, id string, also ..
 	return &Endpoint{ep}, secret, nil
 }
 
+// UpdateParams change an endpoint; a nil field is left as it is.
+type UpdateParams struct {
+	ClientID string
+	ID       string
+	URL      *string
+	// EventTypes replaces the filter; an empty list takes every type.
+	EventTypes *[]string
+}
+
+// Update changes an endpoint's URL or event filter, checked as Create
+// checks them; its id, secret and status stay. Deliveries already queued
+// for it look the endpoint up when they run, so they (and their retries)
+// go to the new URL; the new filter applies to events dispatched from
+// now on. A new URL starts the endpoint's run of failures afresh. also
+// runs in the same transaction.
+func (s *Service) Update(ctx context.Context, p UpdateParams, also ...Also) (*Endpoint, error) {
+	if p.URL != nil {
+		if err := s.checkURL(ctx, *p.URL); err != nil {
+			return nil, err
+		}
+	}
+	if p.EventTypes != nil {
+		types, err := checkTypes("events", *p.EventTypes)
+		if err != nil {
+			return nil, err
+		}
+		p.EventTypes = &types
+	}
+	var ep *store.WebhookEndpoint
+	err := s.store.InTx(ctx, func(ex store.Executor) error {
+		var err error
+		ep, err = ex.WebhookEndpointUpdate(ctx, &store.WebhookEndpointUpdateParams{ClientID: p.ClientID, ID: p.ID,
+			URL: p.URL, EventTypes: p.EventTypes, Now: s.now()})
+		if err != nil {
+			return err
+		}
+		return runAlso(ex, also)
+	})
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &Endpoint{ep}, nil
+}
+
+// Takes reports whether the endpoint, as it is now, is sent events of type
+// t when they happen: it is enabled and its filter takes t.
+func (e *Endpoint) Takes(t string) bool { return matches(e.WebhookEndpoint, t) }
+
 // signingSecrets returns the secrets that sign for the endpoint now: the
 // current one, and the previous one during a rotation.
 func (s *Service) signingSecrets(ep *store.WebhookEndpoint, now time.Time) ([]string, error) {

@@ -11,30 +11,43 @@ import (
 
 // Members
 
-const memberColumns = `id, client_id, email, name, role, password_hash, failed_attempts, locked_until, created_at, updated_at`
+const memberColumns = `id, client_id, email, name, role, password_hash, failed_attempts, locked_until, must_change_password,
+	created_at, updated_at`
+
+// memberDests are a member's scan destinations, in memberColumns' order.
+func memberDests(m *store.Member) []any {
+	return []any{&m.ID, &m.ClientID, &m.Email, &m.Name, &m.Role, &m.PasswordHash, &m.FailedAttempts,
+		nullTimeDest{&m.LockedUntil}, &m.MustChangePassword, timeDest{&m.CreatedAt}, timeDest{&m.UpdatedAt}}
+}
 
 func scanMember(row Row) (*store.Member, error) {
 	var m store.Member
-	if err := row.Scan(&m.ID, &m.ClientID, &m.Email, &m.Name, &m.Role, &m.PasswordHash, &m.FailedAttempts,
-		nullTimeDest{&m.LockedUntil}, timeDest{&m.CreatedAt}, timeDest{&m.UpdatedAt}); err != nil {
+	if err := row.Scan(memberDests(&m)...); err != nil {
 		return nil, err
 	}
 	return &m, nil
 }
 
 func (e *executor) MemberInsert(ctx context.Context, m *store.Member) error {
-	_, err := e.conn.Exec(ctx, `INSERT INTO members (`+memberColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+	_, err := e.conn.Exec(ctx, `INSERT INTO members (`+memberColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
 		m.ID, m.ClientID, m.Email, m.Name, m.Role, m.PasswordHash, m.FailedAttempts, e.nullTs(m.LockedUntil),
-		e.ts(m.CreatedAt), e.ts(m.UpdatedAt))
+		m.MustChangePassword, e.ts(m.CreatedAt), e.ts(m.UpdatedAt))
 	return e.wrap("member: insert", err)
 }
 
-func (e *executor) MemberGetByEmail(ctx context.Context, email string) (*store.Member, error) {
-	m, err := scanMember(e.conn.QueryRow(ctx, `SELECT `+memberColumns+` FROM members WHERE email = $1`, email))
-	if err != nil {
-		return nil, e.wrap("member: get by email", err)
+// MemberListByEmail is served by the (email, client_id) unique index.
+func (e *executor) MemberListByEmail(ctx context.Context, p *store.MemberListByEmailParams) ([]*store.Member, error) {
+	q := `SELECT ` + memberColumns + ` FROM members WHERE email = $1 AND ($2 = '' OR client_id = $2) ORDER BY created_at, id`
+	args := []any{p.Email, p.ClientID}
+	if p.Limit > 0 {
+		q += ` LIMIT $3`
+		args = append(args, p.Limit)
 	}
-	return m, nil
+	rows, err := e.conn.Query(ctx, q, args...)
+	if err != nil {
+		return nil, e.wrap("member: list by email", err)
+	}
+	return collect(rows, scanMember, e, "member: list by email")
 }
 
 func (e *executor) MemberGet(ctx context.Context, clientID, id string) (*store.Member, error) {
@@ -73,6 +86,12 @@ func (e *executor) MemberSetRole(ctx context.Context, clientID, id, role string,
 	n, err := e.conn.Exec(ctx, `UPDATE members SET role = $3, updated_at = $4 WHERE client_id = $1 AND id = $2`,
 		clientID, id, role, e.ts(now))
 	return e.affected("member: set role", n, err)
+}
+
+func (e *executor) MemberSetPassword(ctx context.Context, clientID, id, passwordHash string, mustChange bool, now time.Time) error {
+	n, err := e.conn.Exec(ctx, `UPDATE members SET password_hash = $3, must_change_password = $4, updated_at = $5
+		WHERE client_id = $1 AND id = $2`, clientID, id, passwordHash, mustChange, e.ts(now))
+	return e.affected("member: set password", n, err)
 }
 
 func (e *executor) MemberCountAdmins(ctx context.Context, clientID string) (int, error) {
@@ -138,12 +157,12 @@ func (e *executor) DashboardSessionGetByTokenHash(ctx context.Context, tokenHash
 	var s store.DashboardSession
 	var m store.Member
 	err := e.conn.QueryRow(ctx, `SELECT s.id, s.client_id, s.member_id, s.token_hash, s.created_at, s.last_seen_at, s.expires_at,
-			m.id, m.client_id, m.email, m.name, m.role, m.password_hash, m.failed_attempts, m.locked_until, m.created_at, m.updated_at
+			m.id, m.client_id, m.email, m.name, m.role, m.password_hash, m.failed_attempts, m.locked_until,
+			m.must_change_password, m.created_at, m.updated_at
 		FROM dashboard_sessions s JOIN members m ON m.id = s.member_id AND m.client_id = s.client_id
-		WHERE s.token_hash = $1`, tokenHash).Scan(
-		&s.ID, &s.ClientID, &s.MemberID, &s.TokenHash, timeDest{&s.CreatedAt}, timeDest{&s.LastSeenAt}, timeDest{&s.ExpiresAt},
-		&m.ID, &m.ClientID, &m.Email, &m.Name, &m.Role, &m.PasswordHash, &m.FailedAttempts,
-		nullTimeDest{&m.LockedUntil}, timeDest{&m.CreatedAt}, timeDest{&m.UpdatedAt})
+		WHERE s.token_hash = $1`, tokenHash).Scan(append([]any{
+		&s.ID, &s.ClientID, &s.MemberID, &s.TokenHash, timeDest{&s.CreatedAt}, timeDest{&s.LastSeenAt}, timeDest{&s.ExpiresAt}},
+		memberDests(&m)...)...)
 	if err != nil {
 		return nil, nil, e.wrap("dashboard session: get by token hash", err)
 	}
@@ -165,6 +184,12 @@ func (e *executor) DashboardSessionDeleteExpired(ctx context.Context, now, idleB
 	n, err := e.conn.Exec(ctx, `DELETE FROM dashboard_sessions WHERE expires_at <= $1 OR last_seen_at < $2`,
 		e.ts(now), e.ts(idleBefore))
 	return n, e.wrap("dashboard session: delete expired", err)
+}
+
+func (e *executor) DashboardSessionDeleteOthers(ctx context.Context, clientID, memberID, keepID string) (int64, error) {
+	n, err := e.conn.Exec(ctx, `DELETE FROM dashboard_sessions WHERE client_id = $1 AND member_id = $2 AND id <> $3`,
+		clientID, memberID, keepID)
+	return n, e.wrap("dashboard session: delete others", err)
 }
 
 // Hidden merchants

@@ -53,11 +53,18 @@ const createMigrationsTable = `CREATE TABLE IF NOT EXISTS hitch_migrations (
 )`
 
 // Migrate applies every pending migration, each in its own transaction.
-func (db *DB) Migrate(ctx context.Context) error {
+func (db *DB) Migrate(ctx context.Context) error { return db.MigrateTo(ctx, len(db.migrations)) }
+
+// MigrateTo applies the pending migrations up to version, each in its own
+// transaction: a test of an upgrade starts from an older schema with it.
+func (db *DB) MigrateTo(ctx context.Context, version int) error {
 	if err := db.createMigrationsTable(ctx); err != nil {
 		return err
 	}
 	for _, m := range db.migrations {
+		if m.version > version {
+			break
+		}
 		if err := db.apply(ctx, m); err != nil {
 			return err
 		}

@@ -142,6 +142,28 @@ func (e *executor) WebhookEndpointRotateSecret(ctx context.Context, p *store.Web
 	return ep, nil
 }
 
+func (e *executor) WebhookEndpointUpdate(ctx context.Context, p *store.WebhookEndpointUpdateParams) (*store.WebhookEndpoint, error) {
+	var types *string
+	if p.EventTypes != nil {
+		list, err := listArg(*p.EventTypes)
+		if err != nil {
+			return nil, fmt.Errorf("webhook endpoint: update: %w", err)
+		}
+		types = &list
+	}
+	// The right-hand sides read the row as it was, so the CASE compares the
+	// old URL with the new one.
+	ep, err := scanEndpoint(e.conn.QueryRow(ctx, `UPDATE webhook_endpoints
+		SET url = COALESCE($3, url), event_types = COALESCE($4, event_types),
+			failing_since = CASE WHEN url = COALESCE($3, url) THEN failing_since END, updated_at = $5
+		WHERE client_id = $1 AND id = $2 RETURNING `+endpointColumns,
+		p.ClientID, p.ID, p.URL, types, e.ts(p.Now)))
+	if err != nil {
+		return nil, e.wrap("webhook endpoint: update", err)
+	}
+	return ep, nil
+}
+
 func (e *executor) WebhookEndpointDisable(ctx context.Context, clientID, id, reason string, now time.Time) (bool, error) {
 	n, err := e.conn.Exec(ctx, `UPDATE webhook_endpoints SET status = 'disabled', disabled_reason = $3, updated_at = $4
 		WHERE client_id = $1 AND id = $2 AND status = 'enabled'`, clientID, id, reason, e.ts(now))

@@ -35,14 +35,61 @@ func TestMembers(t *testing.T) {
 		a1 := newMember(t, st, "client-a", "ada@example.com", store.RoleAdmin)
 		bob := newMember(t, st, "client-a", "bob@example.com", store.RoleViewer)
 		b1 := newMember(t, st, "client-b", "eve@example.com", store.RoleAdmin)
-		dup := &store.Member{ID: uuid.NewString(), ClientID: "client-b", Email: "ada@example.com", Name: "x", Role: store.RoleAdmin,
+		// E-mails are unique per developer: another developer may have a
+		// member with the same one, the same developer may not.
+		dup := &store.Member{ID: uuid.NewString(), ClientID: "client-a", Email: "ada@example.com", Name: "x", Role: store.RoleAdmin,
 			PasswordHash: "h", CreatedAt: t0, UpdatedAt: t0}
 		if err := st.MemberInsert(ctx, dup); !errors.Is(err, store.ErrConflict) {
-			t.Fatalf("e-mail taken in another tenant: %v, want ErrConflict", err)
+			t.Fatalf("e-mail taken in the same tenant: %v, want ErrConflict", err)
 		}
-		got, err := st.MemberGetByEmail(ctx, "ada@example.com")
-		if err != nil || got.ID != a1.ID || got.ClientID != "client-a" || !got.CreatedAt.Equal(t0) || got.LockedUntil != nil {
-			t.Fatalf("get by email: %+v %v", got, err)
+		b2 := &store.Member{ID: uuid.NewString(), ClientID: "client-b", Email: "ada@example.com", Name: "Ada at B", Role: store.RoleViewer,
+			PasswordHash: "h2", MustChangePassword: true, CreatedAt: t0.Add(time.Second), UpdatedAt: t0.Add(time.Second)}
+		if err := st.MemberInsert(ctx, b2); err != nil {
+			t.Fatalf("e-mail of another tenant's member: %v", err)
+		}
+		byEmail := func(p *store.MemberListByEmailParams) []*store.Member {
+			t.Helper()
+			list, err := st.MemberListByEmail(ctx, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return list
+		}
+		all := byEmail(&store.MemberListByEmailParams{Email: "ada@example.com"})
+		if len(all) != 2 || all[0].ID != a1.ID || all[1].ID != b2.ID || all[0].ClientID != "client-a" || !all[0].CreatedAt.Equal(t0) ||
+			all[0].LockedUntil != nil || all[0].MustChangePassword || !all[1].MustChangePassword || all[1].PasswordHash != "h2" {
+			t.Fatalf("list by email: %+v", all)
+		}
+		if got := byEmail(&store.MemberListByEmailParams{Email: "ada@example.com", Limit: 1}); len(got) != 1 || got[0].ID != a1.ID {
+			t.Fatalf("list by email, limit 1: %+v", got)
+		}
+		if got := byEmail(&store.MemberListByEmailParams{Email: "ada@example.com", ClientID: "client-b"}); len(got) != 1 || got[0].ID != b2.ID {
+			t.Fatalf("list by email of client-b: %+v", got)
+		}
+		for _, p := range []*store.MemberListByEmailParams{{Email: "nobody@example.com"}, {Email: "ada@example.com", ClientID: "client-c"},
+			{Email: "eve@example.com", ClientID: "client-a"}} {
+			if got := byEmail(p); len(got) != 0 {
+				t.Fatalf("list by email %+v: %+v", p, got)
+			}
+		}
+		if err := st.MemberSetPassword(ctx, "client-a", b2.ID, "h3", false, t0); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("set password across tenants: %v", err)
+		}
+		if err := st.MemberSetPassword(ctx, "client-b", b2.ID, "h3", false, t0.Add(time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := st.MemberGet(ctx, "client-b", b2.ID); got.PasswordHash != "h3" || got.MustChangePassword ||
+			!got.UpdatedAt.Equal(t0.Add(time.Hour)) {
+			t.Fatalf("after set password: %+v", got)
+		}
+		if err := st.MemberSetPassword(ctx, "client-b", b2.ID, "h4", true, t0); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := st.MemberGet(ctx, "client-b", b2.ID); got.PasswordHash != "h4" || !got.MustChangePassword {
+			t.Fatalf("after set password, must change: %+v", got)
+		}
+		if got, _ := st.MemberGet(ctx, "client-a", a1.ID); got.PasswordHash != a1.PasswordHash {
+			t.Fatalf("the other tenant's member with the e-mail changed: %+v", got)
 		}
 		if _, err := st.MemberGet(ctx, "client-b", a1.ID); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("another tenant's member: %v", err)
@@ -72,7 +119,7 @@ func TestMembers(t *testing.T) {
 				t.Fatalf("failure %d: locked %v, %v", i, locked, err)
 			}
 		}
-		got, _ = st.MemberGet(ctx, "client-a", a1.ID)
+		got, _ := st.MemberGet(ctx, "client-a", a1.ID)
 		if got.FailedAttempts != 0 || got.LockedUntil == nil || !got.LockedUntil.Equal(until) {
 			t.Fatalf("after 5 failures: %+v", got)
 		}
@@ -106,6 +153,9 @@ func TestMembers(t *testing.T) {
 		}
 		if err := st.MemberDelete(ctx, "client-b", b1.ID); err != nil {
 			t.Fatal(err)
+		}
+		if got := byEmail(&store.MemberListByEmailParams{Email: "ada@example.com"}); len(got) != 2 {
+			t.Fatalf("after deleting another member: %d with the e-mail", len(got))
 		}
 	})
 }
@@ -153,6 +203,45 @@ func TestDashboardSessions(t *testing.T) {
 		}
 		if _, _, err := st.DashboardSessionGetByTokenHash(ctx, s.TokenHash); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("after the member is removed: %v", err)
+		}
+	})
+}
+
+// A member's other sign-ins end together, and only theirs: not the one
+// kept, not another member's (of the same developer, or of another
+// developer with the same e-mail).
+func TestDashboardSessionDeleteOthers(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, st store.Store) {
+		ctx := context.Background()
+		newClient(t, st, "client-a")
+		newClient(t, st, "client-b")
+		ada := newMember(t, st, "client-a", "ada@example.com", store.RoleAdmin)
+		bob := newMember(t, st, "client-a", "bob@example.com", store.RoleAdmin)
+		adaB := newMember(t, st, "client-b", "ada@example.com", store.RoleAdmin)
+		sessions := map[string]*store.DashboardSession{}
+		for i, c := range []struct {
+			name string
+			m    *store.Member
+		}{{"ada1", ada}, {"ada2", ada}, {"ada3", ada}, {"bob", bob}, {"adaB", adaB}} {
+			s := &store.DashboardSession{ID: uuid.NewString(), ClientID: c.m.ClientID, MemberID: c.m.ID,
+				TokenHash: bytes.Repeat([]byte{byte(i + 1)}, 32), CreatedAt: t0, LastSeenAt: t0, ExpiresAt: t0.Add(time.Hour)}
+			if err := st.DashboardSessionInsert(ctx, s); err != nil {
+				t.Fatal(err)
+			}
+			sessions[c.name] = s
+		}
+		if n, err := st.DashboardSessionDeleteOthers(ctx, "client-b", ada.ID, sessions["ada1"].ID); err != nil || n != 0 {
+			t.Fatalf("across tenants: %d %v", n, err)
+		}
+		if n, err := st.DashboardSessionDeleteOthers(ctx, "client-a", ada.ID, sessions["ada1"].ID); err != nil || n != 2 {
+			t.Fatalf("delete others: %d %v", n, err)
+		}
+		for name, s := range sessions {
+			_, _, err := st.DashboardSessionGetByTokenHash(ctx, s.TokenHash)
+			if gone := errors.Is(err, store.ErrNotFound); gone != (name == "ada2" || name == "ada3") {
+				t.Errorf("session %s: %v", name, err)
+			}
 		}
 	})
 }

@@ -1,11 +1,14 @@
 // Drives Debian's Chromium through the team dashboard at a desktop and a
-// phone width: sign-in, every page, revealing and rotating the API secret,
-// hiding and showing a merchant, sign-out. Saves a screenshot of each page.
-// Run by cmd/hitch/browser_test.go (TestBrowserDashboard), which checks the
-// audit records the actions wrote; prints one JSON line per viewport.
+// phone width: sign-in, choosing a password (the desktop run: the member
+// was given one by the operator), every page, revealing and rotating the
+// API secret, hiding and showing a merchant, sign-out. Saves a screenshot
+// of each page. Run by cmd/hitch/browser_test.go (TestBrowserDashboard),
+// which checks the audit records the actions wrote; prints one JSON line
+// per viewport.
 //
-// Environment: HITCH_URL, OUT_DIR, EMAIL, PASSWORD, USER_ID (a user with a
-// linked account), CHROMIUM.
+// Environment: HITCH_URL, OUT_DIR, EMAIL, PASSWORD (the operator's),
+// NEW_PASSWORD (the member's own), USER_ID (a user with a linked account),
+// CHROMIUM.
 import { chromium } from 'playwright-core';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -53,10 +56,31 @@ try {
     await page.click('#signin-submit');
     await page.locator('#page-error').waitFor();
     await shot('signin-error');
-    await page.fill('#password', process.env.PASSWORD);
-    await page.press('#password', 'Enter');
-    // Back where the person was going.
-    await page.waitForURL(/\/dashboard\/credentials$/);
+    if (vp.name === 'desktop') {
+      // The operator chose the password: every page sends the member to
+      // choose their own first.
+      await page.fill('#password', process.env.PASSWORD);
+      await page.press('#password', 'Enter');
+      await page.waitForURL(/\/dashboard\/password$/);
+      await page.locator('#must-change').waitFor();
+      await shot('password');
+      await page.fill('#current', process.env.PASSWORD);
+      await page.fill('#new', process.env.NEW_PASSWORD);
+      await page.fill('#confirm', process.env.NEW_PASSWORD);
+      await page.click('#password-submit');
+      await page.locator('.notice', { hasText: 'Your password was changed' }).waitFor();
+      await page.click('nav.side a[href="/dashboard/credentials"]');
+    } else {
+      await page.fill('#password', process.env.NEW_PASSWORD);
+      await page.press('#password', 'Enter');
+      // Back where the person was going.
+      await page.waitForURL(/\/dashboard\/credentials$/);
+      await page.click('#password-link');
+      await page.locator('#password-form').waitFor();
+      await shot('password');
+      await page.click('nav.side a[href="/dashboard/credentials"]');
+    }
+    await page.locator('#reveal-secret').waitFor();
 
     await page.click('#reveal-secret');
     await page.locator('#shown-value').waitFor();

@@ -1,0 +1,56 @@
+package web
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/hitchdev/hitch/internal/member"
+)
+
+// A member's own password.
+
+type passwordData struct {
+	// Must: someone else chose the password; every other page sends the
+	// member here until they choose their own.
+	Must      bool
+	MinLength int
+}
+
+func (d *dashboard) renderPassword(w http.ResponseWriter, r *http.Request, p *member.Principal, status int, v *view) {
+	v.Title, v.Active, v.P = "Your password", "password", p
+	v.Data = passwordData{Must: p.Member.MustChangePassword, MinLength: member.MinPasswordLength}
+	d.render(w, r, status, "password", v)
+}
+
+func (d *dashboard) passwordPage(w http.ResponseWriter, r *http.Request, p *member.Principal) error {
+	d.renderPassword(w, r, p, http.StatusOK, &view{Notice: notice(r)})
+	return nil
+}
+
+// changePassword changes the member's own password and ends their other
+// sign-ins. A refusal shows the form again with what was wrong; the
+// passwords typed are never shown back.
+func (d *dashboard) changePassword(w http.ResponseWriter, r *http.Request, p *member.Principal) error {
+	err := d.Members.ChangePassword(r.Context(), p, r.PostFormValue("current"), r.PostFormValue("new"),
+		r.PostFormValue("confirm"), origin(r))
+	var invalid *member.InvalidError
+	switch {
+	case err == nil:
+		return redirect(w, r, passwordPath, "password.changed")
+	case errors.As(err, &invalid):
+		d.renderPassword(w, r, p, http.StatusBadRequest, &view{Error: "The " + invalid.Error() + "."})
+	case errors.Is(err, member.ErrInvalidCredentials):
+		d.renderPassword(w, r, p, http.StatusForbidden, &view{Error: "The current password is wrong, or your account is " +
+			"locked for a while after repeated wrong passwords."})
+	case errors.Is(err, member.ErrBusy):
+		w.Header().Set("Retry-After", "1")
+		d.renderPassword(w, r, p, http.StatusServiceUnavailable, &view{Error: "Too many people are signing in right now. " +
+			"Try again in a moment."})
+	case errors.Is(err, member.ErrSessionEnded):
+		d.clearCookie(w, sessionCookie)
+		http.Redirect(w, r, signinPath, http.StatusSeeOther)
+	default:
+		return err
+	}
+	return nil
+}

@@ -101,19 +101,26 @@ func TestDashboardMemberOfTwoDevelopers(t *testing.T) {
 			}
 		}
 
-		// A wrong password is a failure for both members; a success, a
-		// record of the developer signed in to only.
+		// A wrong password is a failure for both members. A sign-in is a
+		// success for the member the password is right for and a failure
+		// for the others: otherwise A's admin, who can set A's member's
+		// password to a guess, could guess at B's member uncounted,
+		// landing in A whenever the guess was wrong (newest first).
 		if r := h.dash().signIn("ada@example.com", "guess"); r.status != http.StatusUnauthorized {
 			t.Fatalf("wrong password: %d", r.status)
 		}
-		if got, want := actions(auditLog(t, a)), []string{"member.add:success", "signin:success", "signin:failure"}; !slices.Equal(got, want) {
+		if got, want := actions(auditLog(t, a)), []string{"member.add:success", "signin:success", "signin:failure", "signin:failure"}; !slices.Equal(got, want) {
 			t.Fatalf("audit log of A %v, want %v", got, want)
 		}
-		if got, want := actions(auditLog(t, apiB)), []string{"member.add:success", "signin:success", "signin:failure"}; !slices.Equal(got, want) {
+		if got, want := actions(auditLog(t, apiB)), []string{"member.add:success", "signin:failure", "signin:success", "signin:failure"}; !slices.Equal(got, want) {
 			t.Fatalf("audit log of B %v, want %v", got, want)
 		}
 		if m := h.memberOf(b.ClientID, "ada@example.com"); m.FailedAttempts != 1 {
 			t.Fatalf("B's member counted %d failures, want 1", m.FailedAttempts)
+		}
+		h.dash().mustSignIn("ada@example.com", pwA)
+		if m := h.memberOf(b.ClientID, "ada@example.com"); m.FailedAttempts != 2 {
+			t.Fatalf("a sign-in to A with a password wrong for B: B's member counted %d failures, want 2", m.FailedAttempts)
 		}
 
 		// Ada makes B's password A's: the password is right for both, so

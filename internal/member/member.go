@@ -484,14 +484,28 @@ func (s *Service) signIn(ctx context.Context, clientID, email, password string, 
 	// The hashes took a while and other attempts may have run meanwhile:
 	// the lock is decided again, atomically, by the store.
 	now = s.now().UTC()
+	if len(right) > 0 && len(right) < len(cands) {
+		// The members the password was wrong for are refused whatever
+		// happens with the others: otherwise one developer's admin, who
+		// can set a member's password to a guess, could try guesses at
+		// another developer's member of the same e-mail, signing in to
+		// their own whenever the guess was wrong, uncounted.
+		for _, c := range cands {
+			if c.right {
+				continue
+			}
+			if err := s.refuse(ctx, c.p, audit.ActionSignIn, origin, !c.locked, now); !errors.Is(err, ErrInvalidCredentials) {
+				return nil, err
+			}
+		}
+	}
 	switch len(right) {
 	case 0:
 		return nil, s.refuseAll(ctx, cands, origin, now)
 	case 1:
 		signed, err := s.begin(ctx, right[0].p, origin, now)
 		if errors.Is(err, errLockedNow) {
-			right[0].locked = true
-			return nil, s.refuseAll(ctx, cands, origin, now)
+			return nil, s.refuse(ctx, right[0].p, audit.ActionSignIn, origin, false, now)
 		}
 		return signed, err
 	}

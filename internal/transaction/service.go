@@ -56,6 +56,22 @@ type AccountKey struct {
 	MerchantID     int64
 }
 
+// SyncVersion returns the id of a linked account and the version of its
+// transactions, which every ingested change bumps: a sync page rendered at
+// that version is still the page (internal/respcache).
+func (s *Service) SyncVersion(ctx context.Context, k AccountKey) (accountID string, version int64, err error) {
+	accountID, version, err = s.store.AccountTransactionsVersion(ctx, k.ClientID, k.ExternalUserID, k.MerchantID)
+	if errors.Is(err, store.ErrNotFound) {
+		if _, _, err = s.account(ctx, s.store, k); err == nil { // linked meanwhile
+			accountID, version, err = s.store.AccountTransactionsVersion(ctx, k.ClientID, k.ExternalUserID, k.MerchantID)
+		}
+		if errors.Is(err, store.ErrNotFound) {
+			err = account.ErrNotFound
+		}
+	}
+	return accountID, version, err
+}
+
 // account resolves a linked account and its user: account.ErrUserNotFound
 // or account.ErrNotFound when either does not exist.
 func (s *Service) account(ctx context.Context, ex store.Executor, k AccountKey) (*store.User, *store.Account, error) {
@@ -165,6 +181,12 @@ func (s *Service) IngestTransactions(ctx context.Context, k AccountKey, batch []
 			}
 			inserts = append(inserts, row)
 			out.New = append(out.New, row.ID)
+		}
+		if len(inserts) > 0 || len(updated) > 0 {
+			// Sync pages rendered before this batch are out of date.
+			if err := ex.AccountTransactionsChanged(ctx, k.ClientID, a.ID); err != nil {
+				return err
+			}
 		}
 		if len(inserts) > 0 {
 			if _, err := ex.AccountTransactionPositions(ctx, k.ClientID, a.ID, int64(len(inserts))); err != nil {

@@ -115,6 +115,8 @@ type harnessOptions struct {
 	cardWindow time.Duration
 	// catalog replaces the seeded merchant catalog.
 	catalog *merchant.Catalog
+	// cacheBytes is api.Deps.CacheBytes (default 0: the default cache).
+	cacheBytes int64
 }
 
 // withWorkers runs the job workers in the harness.
@@ -230,6 +232,7 @@ func newHarness(t *testing.T, st store.Store, opts ...func(*harnessOptions)) *ha
 		Logger:       logger,
 		RateLimit:    o.rateLimit,
 		RateBurst:    o.rateBurst,
+		CacheBytes:   o.cacheBytes,
 		OpenAPI:      hitch.OpenAPI,
 		Now:          clk.Now,
 	})

@@ -25,6 +25,7 @@ import (
 	"github.com/hitchdev/hitch/internal/link"
 	"github.com/hitchdev/hitch/internal/merchant"
 	"github.com/hitchdev/hitch/internal/ratelimit"
+	"github.com/hitchdev/hitch/internal/respcache"
 	"github.com/hitchdev/hitch/internal/session"
 	"github.com/hitchdev/hitch/internal/simulate"
 	"github.com/hitchdev/hitch/internal/store"
@@ -63,6 +64,10 @@ type Deps struct {
 	// RateLimit and RateBurst limit requests per client (0 turns it off).
 	RateLimit float64
 	RateBurst int
+	// CacheBytes bounds the memory of rendered account listings and sync
+	// pages kept to be served again while their data has not changed
+	// (internal/respcache): 0 is DefaultCacheBytes, negative turns it off.
+	CacheBytes int64
 	// OpenAPI is the contract document served at /openapi.yaml.
 	OpenAPI []byte
 	Now     func() time.Time
@@ -72,6 +77,7 @@ type Deps struct {
 type Server struct {
 	Deps
 	mux      *http.ServeMux
+	cache    *respcache.Cache // nil when off
 	patterns []string
 	limiter  *ratelimit.Limiter
 	// authFailures throttles failed authentications per client IP, so that
@@ -104,6 +110,12 @@ func New(d Deps) *Server {
 	s.flowLimiter = ratelimit.New(flowRate, flowBurst, d.Now)
 	s.eventsLimiter = ratelimit.New(eventsRate, eventsBurst, d.Now)
 	s.sdkEvents = newSDKEventsCounter()
+	switch {
+	case d.CacheBytes == 0:
+		s.cache = respcache.New(DefaultCacheBytes)
+	case d.CacheBytes > 0:
+		s.cache = respcache.New(d.CacheBytes)
+	}
 	if d.Metrics != nil {
 		if err := d.Metrics.Register(s.sdkEvents); err != nil {
 			d.Logger.Warn("the SDK event counter is not registered", "error", err)
@@ -250,6 +262,26 @@ func writeBody(w http.ResponseWriter, status int, encode func(*bytes.Buffer) err
 	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
 	w.WriteHeader(status)
 	_, _ = w.Write(buf.Bytes())
+}
+
+// CachedResponses is the number of rendered responses kept (0 when the
+// cache is off).
+func (s *Server) CachedResponses() int {
+	if s.cache == nil {
+		return 0
+	}
+	return s.cache.Len()
+}
+
+// DefaultCacheBytes is Deps.CacheBytes when it is 0.
+const DefaultCacheBytes = 32 << 20
+
+// writeRaw writes a rendered JSON body with status 200.
+func writeRaw(w http.ResponseWriter, body []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(body)
 }
 
 // message is the body of endpoints that answer with a success message.

@@ -47,6 +47,10 @@ type Config struct {
 	RateLimit float64
 	// RateBurst is the burst above RateLimit. Default 200.
 	RateBurst int
+	// CacheMiB is the memory, in MiB, for rendered account listings and
+	// sync pages served again while their data is unchanged; 0 turns it
+	// off. Default 32.
+	CacheMiB int
 	// ShutdownTimeout bounds how long in-flight requests may finish after
 	// SIGTERM. Default 15s.
 	ShutdownTimeout time.Duration
@@ -136,6 +140,7 @@ func NewFlagSet(name string, getenv func(string) string) *FlagSet {
 	f.str(&c.PublicURL, "public-url", "HITCH_PUBLIC_URL", "", "externally reachable base URL (default http://<addr>)")
 	f.float(&c.RateLimit, "rate-limit", "HITCH_RATE_LIMIT", 100, "requests per second per client and node; 0 turns it off")
 	f.integer(&c.RateBurst, "rate-burst", "HITCH_RATE_BURST", 200, "burst above --rate-limit")
+	f.integer(&c.CacheMiB, "cache-size", "HITCH_CACHE_SIZE", 32, "MiB for account listings and sync pages served again while unchanged; 0 turns it off")
 	f.duration(&c.ShutdownTimeout, "shutdown-timeout", "HITCH_SHUTDOWN_TIMEOUT", 15*time.Second, "time in-flight requests get to finish on shutdown")
 	f.duration(&c.SecretGrace, "secret-grace", "HITCH_SECRET_GRACE", 24*time.Hour, "how long a rotated-out client secret keeps working")
 	f.str(&c.DebugAddr, "debug-addr", "HITCH_DEBUG_ADDR", "", "address for pprof profiles, e.g. 127.0.0.1:6060 (default off)")
@@ -364,6 +369,9 @@ func (c *Config) Validate() error {
 	c.PublicURL = strings.TrimRight(c.PublicURL, "/")
 	if c.RateLimit < 0 || math.IsNaN(c.RateLimit) || math.IsInf(c.RateLimit, 0) {
 		return fmt.Errorf("invalid --rate-limit %v (HITCH_RATE_LIMIT): must be 0 or more", c.RateLimit)
+	}
+	if c.CacheMiB < 0 || c.CacheMiB > 1<<20 {
+		return fmt.Errorf("invalid --cache-size %d (HITCH_CACHE_SIZE): want 0 (off) to %d MiB", c.CacheMiB, 1<<20)
 	}
 	if c.RateBurst < 1 {
 		return fmt.Errorf("invalid --rate-burst %d (HITCH_RATE_BURST): must be at least 1", c.RateBurst)

@@ -264,13 +264,13 @@ func writeBody(w http.ResponseWriter, status int, encode func(*bytes.Buffer) err
 	_, _ = w.Write(buf.Bytes())
 }
 
-// CachedResponses is the number of rendered responses kept (0 when the
-// cache is off).
-func (s *Server) CachedResponses() int {
+// CacheStats returns how many requests were answered from the response
+// cache and how many were not (zeros when it is off).
+func (s *Server) CacheStats() (hits, misses int64) {
 	if s.cache == nil {
-		return 0
+		return 0, 0
 	}
-	return s.cache.Len()
+	return s.cache.Stats()
 }
 
 // DefaultCacheBytes is Deps.CacheBytes when it is 0.

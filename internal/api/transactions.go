@@ -66,7 +66,7 @@ func (s *Server) syncTransactions(w http.ResponseWriter, r *http.Request) error 
 		writeRaw(w, body)
 		return nil
 	}
-	page, err := s.Transactions.Sync(r.Context(), k, cursor, int(limit))
+	page, err := s.Transactions.SyncAccount(r.Context(), k, accountID, cursor, int(limit))
 	if err != nil {
 		return err
 	}

@@ -2,10 +2,11 @@
 // version of the data it was rendered from.
 //
 // The database stays the authority: a caller reads the current version of
-// its data (a counter that every change bumps in the same transaction) and
-// asks for the response of that version. A cached response of any other
+// its data (a value that every change replaces, in the same transaction)
+// and asks for the response of that version. A cached response of any other
 // version is a miss, so every node of a deployment sees every change made
-// through any of them, and nothing needs invalidating.
+// through any of them, and nothing needs invalidating. Versions are only
+// compared for equality.
 //
 // Since the version is read before the data, a response cached under
 // version v reflects v or later: never older data under a newer version.
@@ -14,6 +15,7 @@ package respcache
 import (
 	"container/list"
 	"sync"
+	"sync/atomic"
 )
 
 // Cache is a byte-bounded cache of versioned responses, least recently used
@@ -24,6 +26,8 @@ type Cache struct {
 	size    int64
 	entries map[string]*list.Element
 	order   list.List // front: most recently used
+
+	hits, misses atomic.Int64
 }
 
 type entry struct {
@@ -46,23 +50,27 @@ func (c *Cache) Get(key string, version int64) ([]byte, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	el, ok := c.entries[key]
-	if !ok {
-		return nil, false
-	}
-	e := el.Value.(*entry)
-	if e.version != version {
+	if !ok || el.Value.(*entry).version != version {
+		c.misses.Add(1)
 		return nil, false
 	}
 	c.order.MoveToFront(el)
-	return e.body, true
+	c.hits.Add(1)
+	return el.Value.(*entry).body, true
 }
 
-// Put caches body as key's response at version, replacing what key held,
-// unless key holds a later version already (a slower request finishing
-// after a faster one). The cache keeps body: the caller must not change it
-// afterwards. A response larger than an eighth of the cache is not kept.
+// Stats returns how many Gets were answered and how many were not.
+func (c *Cache) Stats() (hits, misses int64) { return c.hits.Load(), c.misses.Load() }
+
+// Put caches body as key's response at version, replacing what key held.
+// The cache keeps body: the caller must not change it afterwards. A
+// response costing more than an eighth of the cache is not kept.
+//
+// A slower request may replace a newer response with an older one; the
+// next Get then misses and renders it again, which costs time, never
+// correctness.
 func (c *Cache) Put(key string, version int64, body []byte) {
-	cost := int64(len(key)+len(body)) + overhead
+	cost := costOf(key, body)
 	if cost > c.max/8 {
 		return
 	}
@@ -70,10 +78,7 @@ func (c *Cache) Put(key string, version int64, body []byte) {
 	defer c.mu.Unlock()
 	if el, ok := c.entries[key]; ok {
 		e := el.Value.(*entry)
-		if e.version > version {
-			return
-		}
-		c.size += int64(len(body) - len(e.body))
+		c.size += cost - costOf(e.key, e.body)
 		e.version, e.body = version, body
 		c.order.MoveToFront(el)
 	} else {
@@ -85,8 +90,14 @@ func (c *Cache) Put(key string, version int64, body []byte) {
 		e := el.Value.(*entry)
 		c.order.Remove(el)
 		delete(c.entries, e.key)
-		c.size -= int64(len(e.key)+len(e.body)) + overhead
+		c.size -= costOf(e.key, e.body)
 	}
+}
+
+// costOf is what an entry holds in memory: its body's whole array, not
+// only its length.
+func costOf(key string, body []byte) int64 {
+	return int64(len(key)+cap(body)) + overhead
 }
 
 // Len is the number of cached responses.

@@ -144,9 +144,6 @@ type Executor interface {
 	// at a merchant and the version of its transactions (ErrNotFound when
 	// the user has none there).
 	AccountTransactionsVersion(ctx context.Context, clientID, externalUserID string, merchantID int64) (accountID string, version int64, err error)
-	// AccountTransactionsChanged bumps the version of an account's
-	// transactions.
-	AccountTransactionsChanged(ctx context.Context, clientID, accountID string) error
 	// TransactionGet returns a transaction's lookup document.
 	TransactionGet(ctx context.Context, clientID, id string) ([]byte, error)
 	SubscriptionDigests(ctx context.Context, clientID, accountID string, externalIDs []string) (map[string]StoredDigest, error)

@@ -182,12 +182,6 @@ func (s *Service) IngestTransactions(ctx context.Context, k AccountKey, batch []
 			inserts = append(inserts, row)
 			out.New = append(out.New, row.ID)
 		}
-		if len(inserts) > 0 || len(updated) > 0 {
-			// Sync pages rendered before this batch are out of date.
-			if err := ex.AccountTransactionsChanged(ctx, k.ClientID, a.ID); err != nil {
-				return err
-			}
-		}
 		if len(inserts) > 0 {
 			if _, err := ex.AccountTransactionPositions(ctx, k.ClientID, a.ID, int64(len(inserts))); err != nil {
 				return err

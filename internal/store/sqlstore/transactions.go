@@ -155,18 +155,6 @@ func (e *executor) AccountTransactionsVersion(ctx context.Context, clientID, ext
 	return id, version, nil
 }
 
-func (e *executor) AccountTransactionsChanged(ctx context.Context, clientID, accountID string) error {
-	n, err := e.conn.Exec(ctx, `UPDATE accounts SET transactions_version = transactions_version + 1
-		WHERE client_id = $1 AND id = $2`, clientID, accountID)
-	if err != nil {
-		return e.wrap("account: transactions changed", err)
-	}
-	if n == 0 {
-		return fmt.Errorf("account: transactions changed: %w", store.ErrNotFound)
-	}
-	return nil
-}
-
 func (e *executor) TransactionGet(ctx context.Context, clientID, id string) ([]byte, error) {
 	var doc []byte
 	err := e.conn.QueryRow(ctx, `SELECT full_json FROM transactions WHERE client_id = $1 AND id = $2`, clientID, id).Scan(&doc)

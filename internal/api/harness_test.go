@@ -121,6 +121,8 @@ type harnessOptions struct {
 	members member.Config
 	// trustedProxies is --trusted-proxies (default none).
 	trustedProxies []netip.Prefix
+	// cacheBytes is api.Deps.CacheBytes (default 0: the default cache).
+	cacheBytes int64
 }
 
 // withWorkers runs the job workers in the harness.
@@ -217,28 +219,28 @@ func newHarness(t *testing.T, st store.Store, opts ...func(*harnessOptions)) *ha
 		t.Fatal(err)
 	}
 	h.server = api.New(api.Deps{
-		Env:          o.env,
-		Store:        st,
-		Developers:   h.developers,
-		Sessions:     sessions,
-		Links:        links,
-		Pages:        pages,
-		Detections:   h.detections,
-		Accounts:     accounts,
-		Transactions: h.transactions,
-		Simulator:    simulator,
-		Connectors:   h.connectors,
-		Keys:         h.keys,
-		Cards:        h.cards,
-		Webhooks:     h.webhooks,
-		Metrics:      metrics,
-		Catalog:      catalog,
-		Logger:       logger,
-		RateLimit:    o.rateLimit,
-		RateBurst:    o.rateBurst,
-		OpenAPI:      hitch.OpenAPI,
-		Now:          clk.Now,
-
+		Env:            o.env,
+		Store:          st,
+		Developers:     h.developers,
+		Sessions:       sessions,
+		Links:          links,
+		Pages:          pages,
+		Detections:     h.detections,
+		Accounts:       accounts,
+		Transactions:   h.transactions,
+		Simulator:      simulator,
+		Connectors:     h.connectors,
+		Keys:           h.keys,
+		Cards:          h.cards,
+		Webhooks:       h.webhooks,
+		Metrics:        metrics,
+		Catalog:        catalog,
+		Logger:         logger,
+		RateLimit:      o.rateLimit,
+		RateBurst:      o.rateBurst,
+		CacheBytes:     o.cacheBytes,
+		OpenAPI:        hitch.OpenAPI,
+		Now:            clk.Now,
 		TrustedProxies: o.trustedProxies,
 	})
 	srv.Config.Handler = h.server

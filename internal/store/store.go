@@ -69,6 +69,10 @@ type Executor interface {
 
 	UserGetOrCreate(ctx context.Context, params *UserGetOrCreateParams) (*User, error)
 	UserGet(ctx context.Context, clientID, externalUserID string) (*User, error)
+	// UserAccountsVersion returns a user's id and the version of its
+	// accounts, which every change to them bumps (ErrNotFound for an
+	// unknown user).
+	UserAccountsVersion(ctx context.Context, clientID, externalUserID string) (userID string, version int64, err error)
 	// UserNextEventSequence increments and returns the user's event sequence.
 	UserNextEventSequence(ctx context.Context, clientID, userID string) (int64, error)
 
@@ -140,6 +144,10 @@ type Executor interface {
 	// TransactionPage returns up to limit of the account's transactions
 	// after position after, in position order.
 	TransactionPage(ctx context.Context, clientID, accountID string, after int64, limit int) ([]TransactionPageRow, error)
+	// AccountTransactionsVersion returns the id of a user's linked account
+	// at a merchant and the version of its transactions (ErrNotFound when
+	// the user has none there).
+	AccountTransactionsVersion(ctx context.Context, clientID, externalUserID string, merchantID int64) (accountID string, version int64, err error)
 	// TransactionGet returns a transaction's lookup document.
 	TransactionGet(ctx context.Context, clientID, id string) ([]byte, error)
 	SubscriptionDigests(ctx context.Context, clientID, accountID string, externalIDs []string) (map[string]StoredDigest, error)

@@ -35,13 +35,20 @@ func (s *Service) Sync(ctx context.Context, k AccountKey, cursor string, limit i
 	if err != nil {
 		return nil, err
 	}
+	return s.SyncAccount(ctx, k, a.ID, cursor, limit)
+}
+
+// SyncAccount is Sync of an account whose id the caller has looked up
+// (SyncVersion).
+func (s *Service) SyncAccount(ctx context.Context, k AccountKey, accountID, cursor string, limit int) (*Page, error) {
 	var after int64
 	if cursor != "" {
-		if after, err = decodeCursor(cursor, a.ID); err != nil {
+		var err error
+		if after, err = decodeCursor(cursor, accountID); err != nil {
 			return nil, err
 		}
 	}
-	rows, err := s.store.TransactionPage(ctx, k.ClientID, a.ID, after, limit+1)
+	rows, err := s.store.TransactionPage(ctx, k.ClientID, accountID, after, limit+1)
 	if err != nil {
 		return nil, err
 	}
@@ -53,7 +60,7 @@ func (s *Service) Sync(ctx context.Context, k AccountKey, cursor string, limit i
 		p.Transactions[i] = r.SyncJSON
 	}
 	if len(rows) > 0 {
-		c := encodeCursor(a.ID, rows[len(rows)-1].Position)
+		c := encodeCursor(accountID, rows[len(rows)-1].Position)
 		p.NextCursor = &c
 	}
 	return p, nil

@@ -155,10 +155,12 @@ func (l *Launcher) Start(ctx context.Context, name string, extra ...string) (*pr
 
 // env is the benchmark's environment without its HITCH_* variables (Hitch
 // refuses unknown ones), plus the fixed development client.
+// HITCH_DEBUG_ADDR passes through, so that a loaded server can be profiled
+// (bench/README.md).
 func (l *Launcher) env() []string {
 	var env []string
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "HITCH_") {
+		if !strings.HasPrefix(kv, "HITCH_") || strings.HasPrefix(kv, "HITCH_DEBUG_ADDR=") {
 			env = append(env, kv)
 		}
 	}

@@ -145,6 +145,17 @@ func (e *executor) UserGet(ctx context.Context, clientID, externalUserID string)
 	return u, nil
 }
 
+func (e *executor) UserAccountsVersion(ctx context.Context, clientID, externalUserID string) (string, int64, error) {
+	var id string
+	var version int64
+	err := e.conn.QueryRow(ctx, `SELECT id, accounts_version FROM users WHERE client_id = $1 AND external_user_id = $2`,
+		clientID, externalUserID).Scan(&id, &version)
+	if err != nil {
+		return "", 0, e.wrap("user: accounts version", err)
+	}
+	return id, version, nil
+}
+
 func (e *executor) UserNextEventSequence(ctx context.Context, clientID, userID string) (int64, error) {
 	var seq int64
 	err := e.conn.QueryRow(ctx, `UPDATE users SET event_sequence = event_sequence + 1

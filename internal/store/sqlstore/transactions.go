@@ -143,6 +143,18 @@ func (e *executor) TransactionPage(ctx context.Context, clientID, accountID stri
 	return out, nil
 }
 
+func (e *executor) AccountTransactionsVersion(ctx context.Context, clientID, externalUserID string, merchantID int64) (string, int64, error) {
+	var id string
+	var version int64
+	err := e.conn.QueryRow(ctx, `SELECT a.id, a.transactions_version FROM accounts a JOIN users u ON u.id = a.user_id
+		WHERE u.client_id = $1 AND u.external_user_id = $2 AND a.client_id = $1 AND a.merchant_id = $3 AND a.unlinked_at IS NULL`,
+		clientID, externalUserID, merchantID).Scan(&id, &version)
+	if err != nil {
+		return "", 0, e.wrap("account: transactions version", err)
+	}
+	return id, version, nil
+}
+
 func (e *executor) TransactionGet(ctx context.Context, clientID, id string) ([]byte, error) {
 	var doc []byte
 	err := e.conn.QueryRow(ctx, `SELECT full_json FROM transactions WHERE client_id = $1 AND id = $2`, clientID, id).Scan(&doc)

@@ -527,17 +527,8 @@ func (s *Service) begin(ctx context.Context, p *Principal, origin audit.Origin, 
 	sess := &store.DashboardSession{ID: uuid.NewString(), ClientID: m.ClientID, MemberID: m.ID, TokenHash: tokenHash(token),
 		CreatedAt: now, LastSeenAt: now, ExpiresAt: now.Add(s.cfg.SessionLifetime)}
 	err := s.store.InTx(ctx, func(ex store.Executor) error {
-		if _, err := s.audit.Write(ctx, ex, p.Entry(audit.ActionSignIn, audit.TargetSession, nil, origin)); err != nil {
+		if err := s.succeed(ctx, ex, m, p.Entry(audit.ActionSignIn, audit.TargetSession, nil, origin), now); err != nil {
 			return err
-		}
-		// Checks the lock and resets the count in one statement, holding
-		// the member's row until commit.
-		locked, err := ex.MemberResetFailures(ctx, m.ClientID, m.ID, now)
-		if err != nil {
-			return err
-		}
-		if locked {
-			return errLockedNow
 		}
 		// Ended sign-ins are deleted when used; the others go here, rarely
 		// enough for a scan of a small table.
@@ -554,6 +545,25 @@ func (s *Service) begin(ctx context.Context, p *Principal, origin audit.Origin, 
 	}
 	p.Session, p.Token = sess, token
 	return &SignedIn{Token: token, Principal: p}, nil
+}
+
+// succeed records a member's successful attempt in ex and forgets their
+// earlier failures, or returns errLockedNow when the member was locked
+// meanwhile: a success never commits while the member is locked. The lock
+// is checked and the count reset in one statement, which holds the
+// member's row until commit.
+func (s *Service) succeed(ctx context.Context, ex store.Executor, m *store.Member, entry audit.Entry, now time.Time) error {
+	if _, err := s.audit.Write(ctx, ex, entry); err != nil {
+		return err
+	}
+	locked, err := ex.MemberResetFailures(ctx, m.ClientID, m.ID, now)
+	if err != nil {
+		return err
+	}
+	if locked {
+		return errLockedNow
+	}
+	return nil
 }
 
 // refuseUnknown refuses an e-mail that is no member's, after a password
@@ -645,17 +655,8 @@ func (s *Service) ChangePassword(ctx context.Context, p *Principal, current, nex
 	}
 	err = s.store.InTx(ctx, func(ex store.Executor) error {
 		entry := p.Entry(audit.ActionMemberPasswordChange, audit.TargetMember, &m.Email, origin)
-		if _, err := s.audit.Write(ctx, ex, entry); err != nil {
+		if err := s.succeed(ctx, ex, m, entry, now); err != nil {
 			return err
-		}
-		// As at sign-in: a success never commits while the member is
-		// locked, and it forgets earlier failures.
-		locked, err := ex.MemberResetFailures(ctx, m.ClientID, m.ID, now)
-		if err != nil {
-			return err
-		}
-		if locked {
-			return errLockedNow
 		}
 		if err := ex.MemberSetPassword(ctx, m.ClientID, m.ID, hash, false, now); err != nil {
 			return err

@@ -95,8 +95,11 @@ func TestMembersAndAuditCommands(t *testing.T) {
 				t.Fatalf("wrong password: %v", err)
 			}
 
+			// The first developer's log: the member added, its sign-in, a
+			// failure for the other's sign-in (the password was wrong for
+			// it), the wrong password.
 			code, out, stderr = cli(t, env, "audit", "verify")
-			if code != 0 || !regexp.MustCompile(creds.ClientID+`\t4 records\tok\thead [0-9a-f]{64}\n`).MatchString(out) {
+			if code != 0 || !regexp.MustCompile(creds.ClientID+`\t5 records\tok\thead [0-9a-f]{64}\n`).MatchString(out) {
 				t.Fatalf("verify: %d %q %q", code, out, stderr)
 			}
 			if code, _, stderr := cli(t, env, "audit", "verify", "--client-id", "nope-nope"); code != 1 || !strings.Contains(stderr, "no client") {

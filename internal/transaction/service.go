@@ -1,6 +1,7 @@
 package transaction
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
@@ -112,9 +113,12 @@ func (s *Service) IngestTransactions(ctx context.Context, k AccountKey, batch []
 		return nil, err
 	}
 	now := s.now()
+	// Both documents are rendered here, outside the database transaction,
+	// with an empty id that withID fills in once the id is known.
 	type prepared struct {
-		t      *Transaction
-		digest []byte
+		externalID string
+		digest     []byte
+		full, sync []byte
 	}
 	items := make([]prepared, len(batch))
 	externalIDs := make([]string, len(batch))
@@ -126,8 +130,12 @@ func (s *Service) IngestTransactions(ctx context.Context, k AccountKey, batch []
 		if err != nil {
 			return nil, fmt.Errorf("transaction: ingest: %w", err)
 		}
+		syncDoc, err := json.Marshal(syncShape(&t))
+		if err != nil {
+			return nil, fmt.Errorf("transaction: ingest: %w", err)
+		}
 		sum := sha256.Sum256(full)
-		items[i] = prepared{t: &t, digest: sum[:]}
+		items[i] = prepared{externalID: t.ExternalID, digest: sum[:], full: full, sync: syncDoc}
 		externalIDs[i] = t.ExternalID
 	}
 	out := &Ingested{New: []string{}, Updated: []string{}}
@@ -150,25 +158,24 @@ func (s *Service) IngestTransactions(ctx context.Context, k AccountKey, batch []
 		var inserts []*store.TransactionRow
 		var updated []event.Ref
 		for _, it := range items {
-			prev, exists := stored[it.t.ExternalID]
+			prev, exists := stored[it.externalID]
 			if exists && string(prev.Digest) == string(it.digest) {
 				out.Unchanged++
 				continue
 			}
-			row := &store.TransactionRow{ClientID: k.ClientID, AccountID: a.ID, ExternalID: it.t.ExternalID,
+			row := &store.TransactionRow{ClientID: k.ClientID, AccountID: a.ID, ExternalID: it.externalID,
 				Digest: it.digest, CreatedAt: now, UpdatedAt: now}
 			if exists {
 				row.ID = prev.ID
 			} else {
-				row.ID = uuid.NewString()
+				row.ID = newID()
 				last++
 				row.Position = last
 			}
-			it.t.ID = row.ID
-			if row.FullJSON, err = json.Marshal(it.t); err != nil {
+			if row.FullJSON, err = withID(it.full, row.ID); err != nil {
 				return err
 			}
-			if row.SyncJSON, err = json.Marshal(syncShape(it.t)); err != nil {
+			if row.SyncJSON, err = withID(it.sync, row.ID); err != nil {
 				return err
 			}
 			if exists {
@@ -252,7 +259,7 @@ func (s *Service) IngestSubscriptions(ctx context.Context, k AccountKey, batch [
 			if exists {
 				row.ID = prev.ID
 			} else {
-				row.ID = uuid.NewString()
+				row.ID = newID()
 			}
 			sub.ID = row.ID
 			if row.JSON, err = json.Marshal(&sub); err != nil {
@@ -376,4 +383,47 @@ func (s *Service) SubscriptionIDs(ctx context.Context, k AccountKey) ([]string, 
 		return nil, err
 	}
 	return s.store.SubscriptionIDs(ctx, k.ClientID, a.ID)
+}
+
+// newID returns a new transaction or subscription id: a UUIDv7, whose
+// leading timestamp makes a batch's ids neighbours in the primary key's
+// index. With random (v4) ids every row of a batch landed on a different
+// index page, and a 1,000-row batch rewrote hundreds of pages once the
+// table held 100,000 rows. An id tells when it was made, to the
+// millisecond, and keeps 62 random bits; every lookup by id is scoped to
+// the developer, so ids need not be secret.
+func newID() string {
+	id, err := uuid.NewV7()
+	if err != nil {
+		return uuid.NewString()
+	}
+	return id.String()
+}
+
+// emptyID is how a document rendered with an empty id begins: id is the
+// first field of Transaction and of its sync shape.
+const emptyID = `{"id":""`
+
+// withID returns doc, rendered with an empty id, with id in its place:
+// the same bytes json.Marshal gives for the document with that id, for
+// ids made of characters JSON does not escape (UUIDs).
+func withID(doc []byte, id string) ([]byte, error) {
+	if !bytes.HasPrefix(doc, []byte(emptyID)) || !plainID(id) {
+		return nil, fmt.Errorf("transaction: document cannot take id %q", id)
+	}
+	out := make([]byte, 0, len(doc)+len(id))
+	out = append(out, `{"id":"`...)
+	out = append(out, id...)
+	out = append(out, '"')
+	return append(out, doc[len(emptyID):]...), nil
+}
+
+// plainID reports whether id needs no escaping in JSON.
+func plainID(id string) bool {
+	for i := 0; i < len(id); i++ {
+		if c := id[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return false
+		}
+	}
+	return true
 }

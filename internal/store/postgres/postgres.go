@@ -145,3 +145,9 @@ func (t pgTx) Rollback(ctx context.Context) error {
 }
 
 func (t pgTx) Raw() any { return t.tx }
+
+// CopyFrom writes rows into table with COPY, which PostgreSQL takes in far
+// less time than the same rows as INSERT statements.
+func (t pgTx) CopyFrom(ctx context.Context, table string, columns []string, rows [][]any) (int64, error) {
+	return t.tx.CopyFrom(ctx, pgx.Identifier{table}, columns, pgx.CopyFromRows(rows))
+}

@@ -44,6 +44,11 @@ type Tx interface {
 	Raw() any
 }
 
+// Copier is a transaction that can bulk-load rows (PostgreSQL's COPY).
+type Copier interface {
+	CopyFrom(ctx context.Context, table string, columns []string, rows [][]any) (int64, error)
+}
+
 // Driver is one dialect's open database.
 type Driver interface {
 	Conn

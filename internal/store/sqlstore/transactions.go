@@ -91,6 +91,15 @@ func transactionInsert(rows int) string {
 }
 
 func (e *executor) TransactionInsertMany(ctx context.Context, rows []*store.TransactionRow) error {
+	if c, ok := e.conn.(Copier); ok && len(rows) >= insertChunk {
+		values := make([][]any, len(rows))
+		for i, r := range rows {
+			values[i] = []any{r.ID, r.ClientID, r.AccountID, r.ExternalID, r.Position, r.Digest, r.SyncJSON, r.FullJSON,
+				e.ts(r.CreatedAt), e.ts(r.UpdatedAt)}
+		}
+		_, err := c.CopyFrom(ctx, "transactions", []string{"id", "client_id", "account_id", "external_id", "position", "digest", "sync_json", "full_json", "created_at", "updated_at"}, values)
+		return e.wrap("transaction: insert", err)
+	}
 	args := make([]any, 0, insertChunk*transactionColumns)
 	for len(rows) > 0 {
 		n := 1

@@ -66,6 +66,10 @@ type app struct {
 	// workersStopped makes stopWorkers run once (it is deferred and also
 	// called in order on a clean shutdown).
 	workersStopped bool
+	// stopSimulator ends the development simulator's loop, and
+	// simulatorDone is closed once it has returned.
+	stopSimulator context.CancelFunc
+	simulatorDone chan struct{}
 }
 
 // now is the service clock: UTC, to the microsecond both databases keep.
@@ -186,6 +190,7 @@ func newApp(ctx context.Context, cfg *config.Config, logOut io.Writer) (*app, er
 		CardWindow:        cfg.CardWindow,
 		ConnectorDeadline: cfg.TaskDeadline,
 		Subscriptions:     subscriptions,
+		Logger:            a.log.With("component", "simulator"),
 	})
 	a.cards.AddWorkers(workers)
 	a.detections = detection.NewService(st, box, a.queue, catalog, events, a.accounts.EventMerchant, now,

@@ -105,6 +105,12 @@ func (a *app) startWorkers(ctx context.Context) error {
 	if err := a.queue.Start(context.WithoutCancel(ctx)); err != nil {
 		return fmt.Errorf("start workers: %w", err)
 	}
+	simCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	a.stopSimulator, a.simulatorDone = stop, make(chan struct{})
+	go func() {
+		defer close(a.simulatorDone)
+		a.cards.RunSimulator(simCtx)
+	}()
 	return nil
 }
 
@@ -117,6 +123,10 @@ func (a *app) stopWorkers() {
 	a.workersStopped = true
 	ctx, cancel := context.WithTimeout(context.Background(), a.cfg.ShutdownTimeout)
 	defer cancel()
+	if a.stopSimulator != nil {
+		a.stopSimulator()
+		<-a.simulatorDone
+	}
 	if err := a.queue.Stop(ctx); err != nil {
 		a.log.Warn("workers did not stop in time", "error", err)
 	}

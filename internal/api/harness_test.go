@@ -195,8 +195,20 @@ func newHarness(t *testing.T, st store.Store, opts ...func(*harnessOptions)) *ha
 		subscriptions = simulator.Subscriptions
 	}
 	h.cards = card.NewService(st, box, h.queue, accounts, catalog, events, clk.Now, card.Config{
-		Development: o.env == "development", CardWindow: o.cardWindow, Subscriptions: subscriptions})
+		Development: o.env == "development", CardWindow: o.cardWindow, Subscriptions: subscriptions, Logger: logger})
 	h.cards.AddWorkers(workers)
+	if o.workers {
+		ctx, stop := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			h.cards.RunSimulator(ctx)
+		}()
+		t.Cleanup(func() {
+			stop()
+			<-done
+		})
+	}
 	h.detections = detection.NewService(st, box, h.queue, catalog, events, accounts.EventMerchant, clk.Now,
 		detection.Config{Environment: o.env})
 	h.detections.AddWorkers(workers)

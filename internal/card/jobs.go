@@ -25,7 +25,9 @@ func (DeadlineArgs) Kind() string { return "task_deadline" }
 
 // SimulateArgs is the development simulator working a task: it ends it
 // with the outcome decided when the task started (the test card's, for a
-// card switch). It holds no card data.
+// card switch). It holds no card data. Hitch no longer inserts these jobs
+// (tasks carry the decision, see RunSimulator); the worker stays for jobs
+// an older version queued.
 type SimulateArgs struct {
 	ClientID string `json:"client_id"`
 	TaskID   int64  `json:"task_id"`
@@ -72,16 +74,8 @@ func (w *SimulateWorker) Work(ctx context.Context, job *river.Job[SimulateArgs])
 	} else if err != nil {
 		return err
 	}
-	r := Result{Succeeded: !job.Args.Fail, Reason: job.Args.Reason}
-	switch {
-	case job.Args.Fail && r.Reason == "" && task.Product == "vault":
-		r.Reason = ReasonNotRetrieved
-	case job.Args.Fail && r.Reason == "":
-		r.Reason = "other"
-	case !job.Args.Fail && task.Product == "vault":
-		r.Card = simulatedVaultCard(task, w.s.now())
-	}
-	_, err = w.s.finish(ctx, task, store.TaskPending, r)
+	decision := simulation(job.Args.Fail, job.Args.Reason)
+	_, err = w.s.finish(ctx, task, store.TaskPending, w.s.simulatedResult(task, *decision))
 	return err
 }
 

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"time"
 
@@ -69,6 +70,8 @@ type Config struct {
 	// Subscriptions lists the ids of an account's subscriptions, which
 	// CARD_UPDATED reports for subscription merchants (nil: none).
 	Subscriptions func(ctx context.Context, k transaction.AccountKey) ([]string, error)
+	// Logger receives the development simulator's errors (nil: discarded).
+	Logger *slog.Logger
 }
 
 // Service runs tasks: card switches and vaulting.
@@ -84,6 +87,9 @@ type Service struct {
 	// cvvs holds CVVs in memory only, for production tasks until their
 	// connector claims them.
 	cvvs *cvvHold
+	log  *slog.Logger
+	// wake tells RunSimulator that a task waits for it.
+	wake chan struct{}
 }
 
 // NewService wires the task service.
@@ -92,7 +98,7 @@ func NewService(st store.Store, box *seal.Box, q *queue.Queue, accounts *account
 	cfg.CardWindow = cmp.Or(cfg.CardWindow, defaultCardWindow)
 	cfg.ConnectorDeadline = cmp.Or(cfg.ConnectorDeadline, defaultTaskDeadline)
 	return &Service{store: st, box: box, queue: q, accounts: accounts, catalog: catalog, events: events, now: now,
-		cfg: cfg, cvvs: newCVVHold(now)}
+		cfg: cfg, cvvs: newCVVHold(now), log: logger(cfg.Logger), wake: make(chan struct{}, 1)}
 }
 
 // CardWindow is how long a card switch waits for its card.
@@ -124,23 +130,35 @@ func (s *Service) Authenticate(ctx context.Context, p account.LinkParams, vaultF
 			MerchantID: a.MerchantID, Product: p.Product, CardID: p.CardID, SessionID: p.SessionID,
 			Metadata: metadata, CreatedAt: at, UpdatedAt: at}
 		t.Status = store.TaskPending
-		if p.Product == "card_switcher" {
+		var jobs []river.InsertManyParams
+		switch {
+		case p.Product == "card_switcher":
 			deadline := at.Add(s.cfg.CardWindow)
 			t.Status, t.CardDeadline = store.TaskAwaitingCard, &deadline
+		case s.cfg.Development:
+			t.Simulation = simulation(vaultFails, "")
 		}
 		if err := s.insertTask(ctx, ex, t); err != nil {
 			return 0, err
 		}
-		job := s.startJob(p.ClientID, t.ID, at, vaultFails, "")
-		if p.Product == "card_switcher" {
-			job = deadlineJob(p.ClientID, t.ID, store.TaskAwaitingCard, *t.CardDeadline)
+		switch {
+		case p.Product == "card_switcher":
+			jobs = append(jobs, deadlineJob(p.ClientID, t.ID, store.TaskAwaitingCard, *t.CardDeadline))
+		case !s.cfg.Development:
+			jobs = append(jobs, s.connectorDeadline(p.ClientID, t.ID, at))
 		}
 		taskID = t.ID
-		return t.ID, s.queue.InsertTx(ctx, ex, []river.InsertManyParams{job})
+		if len(jobs) == 0 {
+			return t.ID, nil
+		}
+		return t.ID, s.queue.InsertTx(ctx, ex, jobs)
 	}
 	a, _, err := s.accounts.Link(ctx, p)
 	if err != nil {
 		return nil, 0, err
+	}
+	if s.cfg.Development && p.Product == "vault" {
+		s.poke()
 	}
 	return a, taskID, nil
 }
@@ -183,45 +201,48 @@ func (s *Service) Submit(ctx context.Context, p SubmitParams) (*store.Task, erro
 		ExpMonth: month, ExpYear: year}
 	// In development the simulator decides from the number here, so the
 	// card goes no further than this function.
-	outcome := ""
+	var decision *string
 	if s.cfg.Development {
-		outcome = testCardOutcome(p.Payload.Card.Number)
+		outcome := testCardOutcome(p.Payload.Card.Number)
+		decision = simulation(outcome != "", outcome)
 	}
 	now := s.now()
 	var task *store.Task
 	err := s.store.InTx(ctx, func(ex store.Executor) error {
 		var err error
 		if p.TaskID != nil {
-			task, err = s.attach(ctx, ex, p.ClientID, *p.TaskID, summary, now)
+			task, err = s.attach(ctx, ex, p.ClientID, *p.TaskID, summary, decision, now)
 		} else {
-			task, err = s.openForAccount(ctx, ex, p, summary, now)
+			task, err = s.openForAccount(ctx, ex, p, summary, decision, now)
 		}
+		if err != nil || s.cfg.Development {
+			return err
+		}
+		sealed, err := s.sealCard(task, p.Payload)
 		if err != nil {
 			return err
 		}
-		if !s.cfg.Development {
-			sealed, err := s.sealCard(task, p.Payload)
-			if err != nil {
-				return err
-			}
-			if err := ex.TaskSeal(ctx, p.ClientID, task.ID, sealed); err != nil {
-				return err
-			}
+		if err := ex.TaskSeal(ctx, p.ClientID, task.ID, sealed); err != nil {
+			return err
 		}
-		return s.queue.InsertTx(ctx, ex, []river.InsertManyParams{s.startJob(p.ClientID, task.ID, now, outcome != "", outcome)})
+		return s.queue.InsertTx(ctx, ex, []river.InsertManyParams{s.connectorDeadline(p.ClientID, task.ID, now)})
 	})
 	if err != nil {
 		return nil, err
 	}
-	if !s.cfg.Development {
+	if s.cfg.Development {
+		s.poke()
+	} else {
 		s.cvvs.put(p.ClientID, task.ID, p.Payload.Card.CVV, now.Add(s.cfg.ConnectorDeadline))
 	}
 	return task, nil
 }
 
 // attach gives the card to a task waiting for it, or says why it cannot.
-func (s *Service) attach(ctx context.Context, ex store.Executor, clientID string, id int64, summary store.CardSummary, now time.Time) (*store.Task, error) {
-	task, err := ex.TaskAttachCard(ctx, &store.TaskAttachCardParams{ClientID: clientID, ID: id, Card: summary, Now: now})
+func (s *Service) attach(ctx context.Context, ex store.Executor, clientID string, id int64, summary store.CardSummary,
+	decision *string, now time.Time) (*store.Task, error) {
+	task, err := ex.TaskAttachCard(ctx, &store.TaskAttachCardParams{ClientID: clientID, ID: id, Card: summary,
+		Simulation: decision, Now: now})
 	if err == nil || !errors.Is(err, store.ErrNotFound) {
 		return task, err
 	}
@@ -240,7 +261,8 @@ func (s *Service) attach(ctx context.Context, ex store.Executor, clientID string
 
 // openForAccount opens a card switch task, card in hand, for an account
 // already linked and connected at a merchant with the card switcher.
-func (s *Service) openForAccount(ctx context.Context, ex store.Executor, p SubmitParams, summary store.CardSummary, now time.Time) (*store.Task, error) {
+func (s *Service) openForAccount(ctx context.Context, ex store.Executor, p SubmitParams, summary store.CardSummary,
+	decision *string, now time.Time) (*store.Task, error) {
 	m, ok := s.catalog.Get(p.MerchantID)
 	if !ok {
 		return nil, account.ErrUnknownMerchant
@@ -270,7 +292,7 @@ func (s *Service) openForAccount(ctx context.Context, ex store.Executor, p Submi
 	t := &store.Task{ClientID: p.ClientID, ExternalUserID: u.ExternalUserID, UserID: u.ID, AccountID: a.ID,
 		MerchantID: p.MerchantID, Product: "card_switcher", Status: store.TaskPending,
 		CardBrand: &summary.Brand, CardLastFour: &summary.LastFour, CardExpMonth: &summary.ExpMonth,
-		CardExpYear: &summary.ExpYear, CreatedAt: now, UpdatedAt: now}
+		CardExpYear: &summary.ExpYear, Simulation: decision, CreatedAt: now, UpdatedAt: now}
 	if err := s.insertTask(ctx, ex, t); err != nil {
 		return nil, err
 	}
@@ -297,13 +319,9 @@ func cardPurpose(clientID string, taskID int64) string {
 	return "task_card:" + clientID + ":" + strconv.FormatInt(taskID, 10)
 }
 
-// startJob is the job that moves a task on once it can start: in
-// development, the simulator's outcome (failReason set, or vaultFails);
-// in production, the deadline of its connector.
-func (s *Service) startJob(clientID string, taskID int64, now time.Time, fail bool, reason string) river.InsertManyParams {
-	if s.cfg.Development {
-		return river.InsertManyParams{Args: SimulateArgs{ClientID: clientID, TaskID: taskID, Fail: fail, Reason: reason}}
-	}
+// connectorDeadline is the job that fails a production task its connector
+// has not ended in time.
+func (s *Service) connectorDeadline(clientID string, taskID int64, now time.Time) river.InsertManyParams {
 	return deadlineJob(clientID, taskID, store.TaskPending, now.Add(s.cfg.ConnectorDeadline))
 }
 
@@ -341,44 +359,61 @@ func (s *Service) Finish(ctx context.Context, clientID string, id int64, from st
 
 // finish is Finish of a task read already.
 func (s *Service) finish(ctx context.Context, task *store.Task, from string, r Result) (bool, error) {
-	clientID, id := task.ClientID, task.ID
-	if !r.Succeeded && !validReason(r.Reason) {
-		return false, fmt.Errorf("%w: unknown reason %q", ErrInvalidResult, r.Reason)
-	}
-	var err error
-	if task.Product == "vault" && r.Succeeded && r.Card == nil {
-		return false, fmt.Errorf("%w: a vaulting that succeeded needs its card", ErrInvalidResult)
-	}
-	if task.Product != "vault" && r.Card != nil {
-		return false, fmt.Errorf("%w: only a vaulting reports a card", ErrInvalidResult)
-	}
-	var subscriptions []string
-	if m, ok := s.catalog.Get(task.MerchantID); ok && m.Subscription && task.Product == "card_switcher" &&
-		r.Succeeded && s.cfg.Subscriptions != nil {
-		key := transaction.AccountKey{ClientID: clientID, ExternalUserID: task.ExternalUserID, MerchantID: task.MerchantID}
-		if subscriptions, err = s.cfg.Subscriptions(ctx, key); err != nil && !errors.Is(err, account.ErrNotFound) {
-			return false, err
-		}
+	subscriptions, err := s.checkResult(ctx, task, r)
+	if err != nil {
+		return false, err
 	}
 	now := s.now()
 	finished := false
 	err = s.store.InTx(ctx, func(ex store.Executor) error {
-		status, reason := store.TaskSucceeded, (*string)(nil)
-		if !r.Succeeded {
-			status, reason = store.TaskFailed, &r.Reason
-		}
-		task, err = ex.TaskFinish(ctx, &store.TaskFinishParams{ClientID: clientID, ID: id, From: from, Status: status,
-			Reason: reason, Card: r.Card, Now: now})
-		if errors.Is(err, store.ErrNotFound) {
-			return nil // ended already
-		} else if err != nil {
-			return err
-		}
-		finished = true
-		return s.recordOutcome(ctx, ex, task, r, subscriptions, now)
+		var err error
+		finished, err = s.finishIn(ctx, ex, task, from, r, subscriptions, now)
+		return err
 	})
-	s.cvvs.drop(clientID, id)
+	s.cvvs.drop(task.ClientID, task.ID)
 	return finished, err
+}
+
+// checkResult checks r against the task's rules and returns the
+// subscriptions CARD_UPDATED reports, read before the transaction.
+func (s *Service) checkResult(ctx context.Context, task *store.Task, r Result) ([]string, error) {
+	if !r.Succeeded && !validReason(r.Reason) {
+		return nil, fmt.Errorf("%w: unknown reason %q", ErrInvalidResult, r.Reason)
+	}
+	if task.Product == "vault" && r.Succeeded && r.Card == nil {
+		return nil, fmt.Errorf("%w: a vaulting that succeeded needs its card", ErrInvalidResult)
+	}
+	if task.Product != "vault" && r.Card != nil {
+		return nil, fmt.Errorf("%w: only a vaulting reports a card", ErrInvalidResult)
+	}
+	m, ok := s.catalog.Get(task.MerchantID)
+	if !ok || !m.Subscription || task.Product != "card_switcher" || !r.Succeeded || s.cfg.Subscriptions == nil {
+		return nil, nil
+	}
+	key := transaction.AccountKey{ClientID: task.ClientID, ExternalUserID: task.ExternalUserID, MerchantID: task.MerchantID}
+	subscriptions, err := s.cfg.Subscriptions(ctx, key)
+	if err != nil && !errors.Is(err, account.ErrNotFound) {
+		return nil, err
+	}
+	return subscriptions, nil
+}
+
+// finishIn ends the task in ex's transaction and records its outcome; it
+// reports false, recording nothing, when the task has ended already.
+func (s *Service) finishIn(ctx context.Context, ex store.Executor, task *store.Task, from string, r Result,
+	subscriptions []string, now time.Time) (bool, error) {
+	status, reason := store.TaskSucceeded, (*string)(nil)
+	if !r.Succeeded {
+		status, reason = store.TaskFailed, &r.Reason
+	}
+	ended, err := ex.TaskFinish(ctx, &store.TaskFinishParams{ClientID: task.ClientID, ID: task.ID, From: from,
+		Status: status, Reason: reason, Card: r.Card, Now: now})
+	if errors.Is(err, store.ErrNotFound) {
+		return false, nil
+	} else if err != nil {
+		return false, err
+	}
+	return true, s.recordOutcome(ctx, ex, ended, r, subscriptions, now)
 }
 
 func (s *Service) recordOutcome(ctx context.Context, ex store.Executor, task *store.Task, r Result, subscriptions []string, now time.Time) error {

@@ -195,6 +195,9 @@ type Executor interface {
 	// with its sealed card and erases the card from the row. ErrNotFound
 	// when the task is not pending or was claimed already.
 	TaskClaim(ctx context.Context, clientID string, id int64, now time.Time) (*Task, error)
+	// TaskListSimulations lists pending tasks the development simulator has
+	// still to end, of every developer, oldest first.
+	TaskListSimulations(ctx context.Context, params *TaskListSimulationsParams) ([]*Task, error)
 
 	// Detection: the merchant accounts found for a user, and the requests
 	// that look for them.
@@ -706,6 +709,10 @@ type Task struct {
 	CreatedAt    time.Time
 	UpdatedAt    time.Time
 	FinishedAt   *time.Time
+	// Simulation is the development simulator's decision for a pending
+	// task ("succeed", or "fail:" and a reason), nil once it has ended and
+	// for production tasks.
+	Simulation *string
 }
 
 // CardSummary is what may be kept of a card: never its number or CVV.
@@ -721,6 +728,8 @@ type TaskAttachCardParams struct {
 	ID         int64
 	Card       CardSummary
 	CardSealed []byte
+	// Simulation is the simulator's decision, in development.
+	Simulation *string
 	Now        time.Time
 }
 
@@ -735,6 +744,13 @@ type TaskFinishParams struct {
 	// vaulted card).
 	Card *CardSummary
 	Now  time.Time
+}
+
+type TaskListSimulationsParams struct {
+	// After, when set, starts the list after this task in the list's
+	// order (created_at, id).
+	After *Task
+	Limit int
 }
 
 type TaskListPendingParams struct {

@@ -13,7 +13,7 @@ import (
 
 const taskColumns = `id, client_id, external_user_id, user_id, account_id, merchant_id, product, card_id, session_id,
 	status, reason, card_sealed, card_brand, card_last_four, card_exp_month, card_exp_year, metadata,
-	card_deadline, claimed_at, created_at, updated_at, finished_at`
+	card_deadline, claimed_at, created_at, updated_at, finished_at, simulation`
 
 func scanTask(row Row) (*store.Task, error) {
 	var t store.Task
@@ -21,7 +21,7 @@ func scanTask(row Row) (*store.Task, error) {
 	if err := row.Scan(&t.ID, &t.ClientID, &t.ExternalUserID, &t.UserID, &t.AccountID, &t.MerchantID, &t.Product,
 		&t.CardID, &t.SessionID, &t.Status, &t.Reason, &t.CardSealed, &t.CardBrand, &t.CardLastFour,
 		&t.CardExpMonth, &t.CardExpYear, &metadata, nullTimeDest{&t.CardDeadline}, nullTimeDest{&t.ClaimedAt},
-		timeDest{&t.CreatedAt}, timeDest{&t.UpdatedAt}, nullTimeDest{&t.FinishedAt}); err != nil {
+		timeDest{&t.CreatedAt}, timeDest{&t.UpdatedAt}, nullTimeDest{&t.FinishedAt}, &t.Simulation); err != nil {
 		return nil, err
 	}
 	if metadata != nil {
@@ -35,11 +35,11 @@ func (e *executor) TaskInsert(ctx context.Context, t *store.Task) error {
 		return fmt.Errorf("task: insert: id %d out of range", t.ID)
 	}
 	_, err := e.conn.Exec(ctx, `INSERT INTO tasks (`+taskColumns+`)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)`,
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)`,
 		t.ID, t.ClientID, t.ExternalUserID, t.UserID, t.AccountID, t.MerchantID, t.Product, t.CardID, t.SessionID,
 		t.Status, t.Reason, t.CardSealed, t.CardBrand, t.CardLastFour, t.CardExpMonth, t.CardExpYear,
 		jsonArg(t.Metadata), e.nullTs(t.CardDeadline), e.nullTs(t.ClaimedAt), e.ts(t.CreatedAt), e.ts(t.UpdatedAt),
-		e.nullTs(t.FinishedAt))
+		e.nullTs(t.FinishedAt), t.Simulation)
 	return e.wrap("task: insert", err)
 }
 
@@ -53,10 +53,11 @@ func (e *executor) TaskGet(ctx context.Context, clientID string, id int64) (*sto
 
 func (e *executor) TaskAttachCard(ctx context.Context, p *store.TaskAttachCardParams) (*store.Task, error) {
 	t, err := scanTask(e.conn.QueryRow(ctx, `UPDATE tasks SET status = 'pending', card_sealed = $3, card_brand = $4,
-			card_last_four = $5, card_exp_month = $6, card_exp_year = $7, updated_at = $8
+			card_last_four = $5, card_exp_month = $6, card_exp_year = $7, updated_at = $8, simulation = $9
 		WHERE client_id = $1 AND id = $2 AND status = 'awaiting_card' AND card_deadline > $8
 		RETURNING `+taskColumns,
-		p.ClientID, p.ID, p.CardSealed, p.Card.Brand, p.Card.LastFour, p.Card.ExpMonth, p.Card.ExpYear, e.ts(p.Now)))
+		p.ClientID, p.ID, p.CardSealed, p.Card.Brand, p.Card.LastFour, p.Card.ExpMonth, p.Card.ExpYear, e.ts(p.Now),
+		p.Simulation))
 	if err != nil {
 		return nil, e.wrap("task: attach card", err)
 	}
@@ -70,7 +71,7 @@ func (e *executor) TaskFinish(ctx context.Context, p *store.TaskFinishParams) (*
 		brand, lastFour, month, year = &p.Card.Brand, &p.Card.LastFour, &p.Card.ExpMonth, &p.Card.ExpYear
 	}
 	// $3 limits the states finished from ('' for any unfinished one).
-	t, err := scanTask(e.conn.QueryRow(ctx, `UPDATE tasks SET status = $4, reason = $5, card_sealed = NULL,
+	t, err := scanTask(e.conn.QueryRow(ctx, `UPDATE tasks SET status = $4, reason = $5, card_sealed = NULL, simulation = NULL,
 			card_brand = COALESCE($6, card_brand), card_last_four = COALESCE($7, card_last_four),
 			card_exp_month = COALESCE($8, card_exp_month), card_exp_year = COALESCE($9, card_exp_year),
 			updated_at = $10, finished_at = $10
@@ -91,6 +92,21 @@ func (e *executor) TaskListPending(ctx context.Context, p *store.TaskListPending
 		return nil, e.wrap("task: list pending", err)
 	}
 	return collect(rows, scanTask, e, "task: list pending")
+}
+
+func (e *executor) TaskListSimulations(ctx context.Context, p *store.TaskListSimulationsParams) ([]*store.Task, error) {
+	// Without a cursor, the first task is after the time before any.
+	afterAt, afterID := e.ts(time.Unix(0, 0)), int64(0)
+	if p.After != nil {
+		afterAt, afterID = e.ts(p.After.CreatedAt), p.After.ID
+	}
+	rows, err := e.conn.Query(ctx, `SELECT `+taskColumns+` FROM tasks
+		WHERE simulation IS NOT NULL AND status = 'pending' AND (created_at > $1 OR (created_at = $1 AND id > $2))
+		ORDER BY created_at, id LIMIT $3`, afterAt, afterID, p.Limit)
+	if err != nil {
+		return nil, e.wrap("task: list simulations", err)
+	}
+	return collect(rows, scanTask, e, "task: list simulations")
 }
 
 func (e *executor) TaskClaim(ctx context.Context, clientID string, id int64, now time.Time) (*store.Task, error) {

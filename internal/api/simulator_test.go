@@ -1,0 +1,89 @@
+package api_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/hitchdev/hitch/client"
+	"github.com/hitchdev/hitch/internal/store"
+	"github.com/hitchdev/hitch/internal/store/storetest"
+)
+
+// The development simulator's decisions are committed with their tasks: a
+// node that takes cards but runs no workers leaves the tasks pending with
+// their decision, and the simulators of other nodes end each exactly once,
+// with the decided outcome, even with two of them racing.
+func TestSimulatorEndsTasksOnAnyNode(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, st store.Store) {
+		ctx := context.Background()
+		front := newHarness(t, st)
+		if err := front.api.DevLinkAccount(ctx, &client.DevLinkRequest{ExternalUserID: "u1", MerchantID: 1,
+			Transactions: &client.DevTransactions{New: false}}); err != nil {
+			t.Fatal(err)
+		}
+		want := map[int64]string{} // task: outcome event
+		for _, number := range []string{"4242424242424242", "4000000000000697", "4242424242424242", "4000000000009953"} {
+			res, err := front.api.SubmitCard(ctx, &client.SubmitCardRequest{JWE: front.encrypt(t, goodCard(number)),
+				ExternalUserID: "u1", MerchantID: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want[res.TaskID] = "CARD_UPDATED"
+			if number != "4242424242424242" {
+				want[res.TaskID] = "CARD_FAILED"
+			}
+		}
+		if err := front.api.DevLinkAccount(ctx, &client.DevLinkRequest{ExternalUserID: "u2", MerchantID: 1,
+			Vault: &client.DevVault{Outcome: "failed"}}); err != nil {
+			t.Fatal(err)
+		}
+		for _, ev := range front.events(front.clientID) {
+			var env envelope
+			if err := json.Unmarshal(ev.Payload, &env); err != nil {
+				t.Fatal(err)
+			}
+			if env.Event == "AUTHENTICATED" && env.ExternalUserID == "u2" {
+				want[*env.TaskID] = "VAULTING_FAILED"
+			}
+		}
+		if len(want) != 5 {
+			t.Fatalf("tasks = %v, want 5", want)
+		}
+		for id := range want {
+			task, err := st.TaskGet(ctx, front.clientID, id)
+			if err != nil || task.Status != store.TaskPending || task.Simulation == nil {
+				t.Fatalf("task %d before any simulator = %+v, %v", id, task, err)
+			}
+		}
+
+		newHarness(t, st, withWorkers)
+		newHarness(t, st, withWorkers)
+		for id, typ := range want {
+			front.waitEvent(t, front.clientID, typ, id)
+		}
+		outcomes := map[int64]int{}
+		for _, ev := range front.events(front.clientID) {
+			var env envelope
+			if err := json.Unmarshal(ev.Payload, &env); err != nil {
+				t.Fatal(err)
+			}
+			if env.TaskID != nil && env.Event != "AUTHENTICATED" {
+				outcomes[*env.TaskID]++
+				if want[*env.TaskID] != env.Event {
+					t.Errorf("task %d ended with %s, want %s", *env.TaskID, env.Event, want[*env.TaskID])
+				}
+			}
+		}
+		for id := range want {
+			if outcomes[id] != 1 {
+				t.Errorf("task %d has %d outcome events, want 1", id, outcomes[id])
+			}
+			task, err := st.TaskGet(ctx, front.clientID, id)
+			if err != nil || task.Status == store.TaskPending || task.Simulation != nil {
+				t.Errorf("task %d after the simulators = %+v, %v", id, task, err)
+			}
+		}
+	})
+}

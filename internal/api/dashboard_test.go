@@ -472,34 +472,41 @@ func currentSecret(t *testing.T, h *harness) string {
 	return ""
 }
 
+// signInPosts sends n refused sign-in posts at once and returns each
+// answer's status and Retry-After. One form token serves every post, sent
+// as the cookie and the field, so that concurrent answers cannot replace
+// it.
+func (h *harness) signInPosts(t *testing.T, n int) (statuses []int, retry []string) {
+	t.Helper()
+	const token = "limit-test-token"
+	statuses, retry = make([]int, n), make([]string, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			form := url.Values{"csrf": {token}, "email": {"nobody@example.com"}, "password": {"guess"}}
+			req, _ := http.NewRequest("POST", h.url+"/dashboard/signin", strings.NewReader(form.Encode()))
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			req.AddCookie(&http.Cookie{Name: "hitch_signin", Value: token})
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			statuses[i], retry[i] = resp.StatusCode, resp.Header.Get("Retry-After")
+		})
+	}
+	wg.Wait()
+	return statuses, retry
+}
+
 // Sign-in posts are limited per IP: past the burst they are answered 429
 // with Retry-After, before any password is checked.
 func TestDashboardSignInLimit(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, h *harness) {
-		// One form token for every post, sent as the cookie and the field,
-		// so that concurrent answers cannot replace it.
-		token := "limit-test-token"
-		statuses := make([]int, 40)
-		retry := make([]string, 40)
-		var wg sync.WaitGroup
-		for i := range statuses {
-			wg.Go(func() {
-				form := url.Values{"csrf": {token}, "email": {"nobody@example.com"}, "password": {"guess"}}
-				req, _ := http.NewRequest("POST", h.url+"/dashboard/signin", strings.NewReader(form.Encode()))
-				req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-				req.AddCookie(&http.Cookie{Name: "hitch_signin", Value: token})
-				resp, err := http.DefaultClient.Do(req)
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				_, _ = io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-				statuses[i], retry[i] = resp.StatusCode, resp.Header.Get("Retry-After")
-			})
-		}
-		wg.Wait()
+		statuses, retry := h.signInPosts(t, 40)
 		limited := 0
 		for i, st := range statuses {
 			switch {

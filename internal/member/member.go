@@ -81,10 +81,11 @@ const (
 	DefaultLockout         = 15 * time.Minute
 	DefaultRefusalFloor    = 60 * time.Millisecond
 	DefaultCheckWait       = time.Second
-	// maxSignInMembers bounds the members whose password one sign-in
-	// checks: an e-mail that belongs to members of more developers signs
-	// in to the others with their client_id.
-	maxSignInMembers = 10
+	// MaxSignInMembers bounds the members whose password one sign-in
+	// checks, and so the password checks one sign-in makes: an e-mail that
+	// belongs to members of more developers signs in to the others with
+	// their client_id.
+	MaxSignInMembers = 10
 	// touchEvery bounds how often a sign-in's last_seen_at is written.
 	touchEvery = time.Minute
 )
@@ -100,17 +101,21 @@ type Config struct {
 	MaxFailures int
 	// ...for Lockout (default 15 minutes).
 	Lockout time.Duration
-	// RefusalFloor is the least time a refused sign-in takes, measured
-	// on the wall clock from the start of SignIn, so that unknown e-mails,
-	// wrong passwords and locked members all answer alike (default 60 ms,
-	// above a password check and the failure's writes; negative: none).
+	// RefusalFloor is the least time a refused sign-in takes, on the wall
+	// clock from when it gets its turn to check passwords, beyond the
+	// estimated time of MaxSignInMembers password checks: the reads and
+	// writes of a refusal of that many members (default 60 ms; negative:
+	// refusals are not padded at all). So every refusal takes the time of
+	// the slowest, and the time tells neither whether an e-mail is a
+	// member's nor of how many developers.
 	RefusalFloor time.Duration
 	// MaxConcurrentChecks bounds the password checks and hashes
 	// (argon2id, 19 MiB and ~25 ms each) of sign-ins and password changes
-	// running at once (default 2 × GOMAXPROCS).
+	// running at once (default 2 × GOMAXPROCS). A sign-in takes one turn
+	// and makes its checks one after another in it.
 	MaxConcurrentChecks int
-	// CheckWait is how long a sign-in or password change waits for a free
-	// check before ErrBusy (default 1 second).
+	// CheckWait is how long a sign-in or password change waits for a turn
+	// before ErrBusy (default 1 second).
 	CheckWait time.Duration
 }
 
@@ -126,6 +131,8 @@ type Service struct {
 	dummyHash func() string
 	// checks holds a token per running password check or hash.
 	checks chan struct{}
+	// costs estimates what a password check takes on this server now.
+	costs costs
 }
 
 // NewService returns a Service; now is the clock.
@@ -151,9 +158,15 @@ func NewService(st store.Store, log *audit.Log, now func() time.Time, cfg Config
 	if cfg.CheckWait <= 0 {
 		cfg.CheckWait = DefaultCheckWait
 	}
-	return &Service{store: st, audit: log, now: now, cfg: cfg,
-		dummyHash: sync.OnceValue(func() string { return HashPassword(NewPassword()) }),
-		checks:    make(chan struct{}, cfg.MaxConcurrentChecks)}
+	s := &Service{store: st, audit: log, now: now, cfg: cfg, checks: make(chan struct{}, cfg.MaxConcurrentChecks)}
+	s.dummyHash = sync.OnceValue(func() string {
+		// A hash costs what a check does: the first measure of one.
+		begin := time.Now()
+		phc := HashPassword(NewPassword())
+		s.costs.observe(time.Since(begin))
+		return phc
+	})
+	return s
 }
 
 // Principal is a signed-in member, with the developer it belongs to.
@@ -347,18 +360,20 @@ type SignedIn struct {
 }
 
 // SignIn checks an e-mail and password. The e-mail may belong to members of
-// several developers (at most 10 are considered): the password is checked
-// against each, and the sign-in is to the one it is right for; when it is
-// right for several, nothing is signed in and a *ChooseError names them
-// (SignInTo then picks one). A wrong password counts towards the lockout of
-// every member it was checked against; a locked member is refused whatever
-// the password, and the password is not even checked. Every refused
-// attempt on a member's e-mail is audited, for each of its members, and
-// so is every success (for the member signed in to); attempts on unknown
-// e-mails have no developer to be recorded for (docs/audit.md). Every
-// refusal takes at least Config.RefusalFloor and unknown e-mails still
-// cost a password check, so timing does not tell members apart. ErrBusy
-// when too many passwords are being checked at once.
+// several developers (at most MaxSignInMembers are considered): the
+// password is checked against each, and the sign-in is to the one it is
+// right for; when it is right for several, nothing is signed in and a
+// *ChooseError names them (SignInTo then picks one). A wrong password
+// counts towards the lockout of every member it was checked against; a
+// locked member is refused whatever the password, and the password is not
+// even checked. Every refused attempt on a member's e-mail is audited, for
+// each of its members, and so is every success (for the member signed in
+// to); attempts on unknown e-mails have no developer to be recorded for
+// (docs/audit.md). Every refusal takes the time of the slowest refused
+// sign-in (and at least Config.RefusalFloor), and unknown e-mails still
+// cost a password check, so timing tells neither whether an e-mail is a
+// member's nor of how many developers. ErrBusy when too many passwords are
+// being checked at once.
 func (s *Service) SignIn(ctx context.Context, email, password string, origin audit.Origin) (*SignedIn, error) {
 	return s.SignInTo(ctx, "", email, password, origin)
 }
@@ -367,17 +382,44 @@ func (s *Service) SignIn(ctx context.Context, email, password string, origin aud
 // e-mail's members when clientID is empty). An unknown clientID is
 // answered as an unknown e-mail.
 func (s *Service) SignInTo(ctx context.Context, clientID, email, password string, origin audit.Origin) (*SignedIn, error) {
-	start := time.Now()
-	signed, err := s.signIn(ctx, clientID, email, password, origin)
+	// One turn for the whole attempt, taken before anything is read: then
+	// whether it is answered ErrBusy, and how long it waited, do not depend
+	// on the e-mail either.
+	release, err := s.turn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	s.dummyHash() // the first sign-in measures a check before any deadline
+	deadline := time.Now().Add(s.refusalFloor())
+	signed, err := s.signIn(ctx, release, clientID, email, password, origin)
+	release() // if signIn returned before its checks ended; not held while padding
 	if errors.Is(err, ErrInvalidCredentials) {
-		s.pad(ctx, start)
+		s.padUntil(ctx, deadline)
 	}
 	return signed, err
 }
 
-// pad sleeps until RefusalFloor has passed since start.
-func (s *Service) pad(ctx context.Context, start time.Time) {
-	rest := s.cfg.RefusalFloor - time.Since(start)
+// refusalFloor is how long a refused sign-in takes from its turn: the
+// estimated time of the slowest refusal, MaxSignInMembers checks one after
+// another with half as much again (for a server busier than when they were
+// measured), and Config.RefusalFloor for its reads and writes; none when
+// that is negative.
+//
+// Padding is a sleep: a refusal costs the server the same checks and
+// writes as before, only its answer waits. Checking MaxSignInMembers
+// hashes for every attempt would hide the count as well, but would make
+// each guess at an unknown e-mail cost ten times the memory and CPU.
+func (s *Service) refusalFloor() time.Duration {
+	if s.cfg.RefusalFloor < 0 {
+		return 0
+	}
+	return s.cfg.RefusalFloor + MaxSignInMembers*s.costs.check()*3/2
+}
+
+// padUntil sleeps until deadline, or until ctx ends.
+func (s *Service) padUntil(ctx context.Context, deadline time.Time) {
+	rest := time.Until(deadline)
 	if rest <= 0 {
 		return
 	}
@@ -389,27 +431,48 @@ func (s *Service) pad(ctx context.Context, start time.Time) {
 	}
 }
 
-// bounded runs fn, a password check or hash, within the bound of
-// concurrent ones; ErrBusy after waiting Config.CheckWait for a turn.
-func (s *Service) bounded(ctx context.Context, fn func()) error {
+// turn waits for a turn among the bounded checks and returns the function
+// that gives it back (once, however often called); ErrBusy after waiting
+// Config.CheckWait.
+func (s *Service) turn(ctx context.Context) (release func(), err error) {
 	t := time.NewTimer(s.cfg.CheckWait)
 	defer t.Stop()
 	select {
 	case s.checks <- struct{}{}:
 	case <-t.C:
-		return ErrBusy
+		return nil, ErrBusy
 	case <-ctx.Done():
-		return ctx.Err()
+		return nil, ctx.Err()
 	}
-	defer func() { <-s.checks }()
+	return sync.OnceFunc(func() { <-s.checks }), nil
+}
+
+// bounded runs fn, a password check or hash, in a turn of its own.
+func (s *Service) bounded(ctx context.Context, fn func()) error {
+	release, err := s.turn(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
 	fn()
 	return nil
 }
 
-// check is CheckPassword within the bound of concurrent checks.
+// check is CheckPassword in a turn of its own.
 func (s *Service) check(ctx context.Context, phc, password string) (ok bool, err error) {
-	if busy := s.bounded(ctx, func() { ok, err = CheckPassword(phc, password) }); busy != nil {
+	if busy := s.bounded(ctx, func() { ok, err = s.checkNow(phc, password) }); busy != nil {
 		return false, busy
+	}
+	return ok, err
+}
+
+// checkNow is CheckPassword, for a caller that holds a turn; it measures
+// checks of today's parameters for the refusal floor.
+func (s *Service) checkNow(phc, password string) (bool, error) {
+	begin := time.Now()
+	ok, err := CheckPassword(phc, password)
+	if err == nil && hasCurrentParams(phc) {
+		s.costs.observe(time.Since(begin))
 	}
 	return ok, err
 }
@@ -418,6 +481,36 @@ func (s *Service) check(ctx context.Context, phc, password string) (ok bool, err
 func (s *Service) hash(ctx context.Context, password string) (phc string, err error) {
 	err = s.bounded(ctx, func() { phc = HashPassword(password) })
 	return phc, err
+}
+
+// costs estimates what a password check takes, from the checks of
+// today's parameters measured (wall clock, in a turn): a moving average
+// that follows a longer measure faster (a quarter of the way) than a
+// shorter one (an eighth), so that when the server slows down refusals
+// soon take the longer time, and a quiet moment does not shorten them at
+// once.
+type costs struct {
+	mu  sync.Mutex
+	avg time.Duration
+}
+
+func (c *costs) observe(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case c.avg == 0:
+		c.avg = d
+	case d > c.avg:
+		c.avg += (d - c.avg) / 4
+	default:
+		c.avg -= (c.avg - d) / 8
+	}
+}
+
+func (c *costs) check() time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.avg
 }
 
 // errLockedNow is a success refused because the member was locked by the
@@ -432,21 +525,22 @@ type candidate struct {
 	// is not checked.
 	locked bool
 	right  bool
-	err    error
 }
 
-func (s *Service) signIn(ctx context.Context, clientID, email, password string, origin audit.Origin) (*SignedIn, error) {
+// signIn runs a sign-in in the caller's turn, which it gives back (checked)
+// once the passwords are checked.
+func (s *Service) signIn(ctx context.Context, checked func(), clientID, email, password string, origin audit.Origin) (*SignedIn, error) {
 	email = strings.ToLower(strings.TrimSpace(email))
 	if len(email) > 254 || len(password) > MaxPasswordBytes || len(clientID) > 100 {
-		return nil, s.refuseUnknown(ctx, password)
+		return nil, s.refuseUnknown(password)
 	}
 	members, err := s.store.MemberListByEmail(ctx, &store.MemberListByEmailParams{Email: email, ClientID: clientID,
-		Limit: maxSignInMembers})
+		Limit: MaxSignInMembers})
 	if err != nil {
 		return nil, err
 	}
 	if len(members) == 0 {
-		return nil, s.refuseUnknown(ctx, password)
+		return nil, s.refuseUnknown(password)
 	}
 	now := s.now().UTC()
 	cands := make([]*candidate, len(members))
@@ -457,26 +551,25 @@ func (s *Service) signIn(ctx context.Context, clientID, email, password string, 
 		}
 		cands[i] = &candidate{p: &Principal{Member: m, Client: client}, locked: m.LockedUntil != nil && now.Before(*m.LockedUntil)}
 	}
-	// The members' checks run side by side, so that an e-mail of several
-	// developers' members takes about as long as one's while there are
-	// cores to spare. The password of a locked member is not checked, so
-	// guesses while locked teach nothing; the dummy check keeps the time.
-	var wg sync.WaitGroup
+	// The members' checks run one after another in the attempt's one turn:
+	// an e-mail of several developers' members takes longer, and the
+	// refusal floor, which covers the most members there can be, hides
+	// it. The password of a locked member is not checked, so guesses while
+	// locked teach nothing; the dummy check keeps the time.
 	for _, c := range cands {
-		wg.Go(func() {
-			if c.locked {
-				_, c.err = s.check(ctx, s.dummyHash(), password)
-				return
-			}
-			c.right, c.err = s.check(ctx, c.p.Member.PasswordHash, password)
-		})
+		var err error
+		if c.locked {
+			_, err = s.checkNow(s.dummyHash(), password)
+		} else {
+			c.right, err = s.checkNow(c.p.Member.PasswordHash, password)
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
-	wg.Wait()
+	checked()
 	var right []*candidate
 	for _, c := range cands {
-		if c.err != nil {
-			return nil, c.err
-		}
 		if c.right {
 			right = append(right, c)
 		}
@@ -484,24 +577,33 @@ func (s *Service) signIn(ctx context.Context, clientID, email, password string, 
 	// The hashes took a while and other attempts may have run meanwhile:
 	// the lock is decided again, atomically, by the store.
 	now = s.now().UTC()
-	if len(right) > 0 && len(right) < len(cands) {
-		// The members the password was wrong for are refused whatever
-		// happens with the others: otherwise one developer's admin, who
-		// can set a member's password to a guess, could try guesses at
-		// another developer's member of the same e-mail, signing in to
-		// their own whenever the guess was wrong, uncounted.
-		for _, c := range cands {
-			if c.right {
-				continue
-			}
-			if err := s.refuse(ctx, c.p, audit.ActionSignIn, origin, !c.locked, now); !errors.Is(err, ErrInvalidCredentials) {
-				return nil, err
-			}
+	if len(right) == 0 {
+		return nil, s.refuseAll(ctx, cands, origin, now)
+	}
+	// The members the password was wrong for are refused whatever happens
+	// with the others: otherwise one developer's admin, who can set a
+	// member's password to a guess, could try guesses at another
+	// developer's member of the same e-mail, signing in to their own
+	// whenever the guess was wrong, uncounted.
+	for _, c := range cands {
+		if c.right {
+			continue
+		}
+		if err := s.refuse(ctx, c.p, audit.ActionSignIn, origin, !c.locked, now); !errors.Is(err, ErrInvalidCredentials) {
+			return nil, err
+		}
+	}
+	if len(right) > 1 {
+		// Offering a member as a choice tells that the password is theirs,
+		// so it is decided as a success is: a member locked while the
+		// passwords were checked is refused, not offered.
+		if right, err = s.unlockedNow(ctx, right, origin, now); err != nil {
+			return nil, err
 		}
 	}
 	switch len(right) {
 	case 0:
-		return nil, s.refuseAll(ctx, cands, origin, now)
+		return nil, ErrInvalidCredentials
 	case 1:
 		signed, err := s.begin(ctx, right[0].p, origin, now)
 		if errors.Is(err, errLockedNow) {
@@ -519,13 +621,51 @@ func (s *Service) signIn(ctx context.Context, clientID, email, password string, 
 	return nil, choose
 }
 
+// errDecided rolls back the transaction of unlockedNow.
+var errDecided = errors.New("member: decided")
+
+// unlockedNow returns the members of right that are not locked now, as the
+// database decides it, and refuses the others (recorded, not counted: their
+// password was right). The decision is the conditional statement that
+// guards a success, run in a transaction that is rolled back: nothing is
+// reset until the person picks a member and signs in to it, when the
+// decision is made again.
+func (s *Service) unlockedNow(ctx context.Context, right []*candidate, origin audit.Origin, now time.Time) ([]*candidate, error) {
+	locked := make([]bool, len(right))
+	err := s.store.InTx(ctx, func(ex store.Executor) error {
+		for i, c := range right {
+			l, err := ex.MemberResetFailures(ctx, c.p.Member.ClientID, c.p.Member.ID, now)
+			if errors.Is(err, store.ErrNotFound) { // removed meanwhile
+				l, err = true, nil
+			}
+			if err != nil {
+				return err
+			}
+			locked[i] = l
+		}
+		return errDecided
+	})
+	if !errors.Is(err, errDecided) {
+		return nil, err
+	}
+	var unlocked []*candidate
+	for i, c := range right {
+		if !locked[i] {
+			unlocked = append(unlocked, c)
+			continue
+		}
+		if err := s.refuse(ctx, c.p, audit.ActionSignIn, origin, false, now); !errors.Is(err, ErrInvalidCredentials) {
+			return nil, err
+		}
+	}
+	return unlocked, nil
+}
+
 // begin records a sign-in and starts its session, unless the member was
 // locked meanwhile (errLockedNow).
 func (s *Service) begin(ctx context.Context, p *Principal, origin audit.Origin, now time.Time) (*SignedIn, error) {
 	m := p.Member
-	token := newToken()
-	sess := &store.DashboardSession{ID: uuid.NewString(), ClientID: m.ClientID, MemberID: m.ID, TokenHash: tokenHash(token),
-		CreatedAt: now, LastSeenAt: now, ExpiresAt: now.Add(s.cfg.SessionLifetime)}
+	token, sess := s.newSession(m, now)
 	err := s.store.InTx(ctx, func(ex store.Executor) error {
 		if err := s.succeed(ctx, ex, m, p.Entry(audit.ActionSignIn, audit.TargetSession, nil, origin), now); err != nil {
 			return err
@@ -545,6 +685,13 @@ func (s *Service) begin(ctx context.Context, p *Principal, origin audit.Origin, 
 	}
 	p.Session, p.Token = sess, token
 	return &SignedIn{Token: token, Principal: p}, nil
+}
+
+// newSession is a new sign-in of m and its cookie value, not yet stored.
+func (s *Service) newSession(m *store.Member, now time.Time) (string, *store.DashboardSession) {
+	token := newToken()
+	return token, &store.DashboardSession{ID: uuid.NewString(), ClientID: m.ClientID, MemberID: m.ID,
+		TokenHash: tokenHash(token), CreatedAt: now, LastSeenAt: now, ExpiresAt: now.Add(s.cfg.SessionLifetime)}
 }
 
 // succeed records a member's successful attempt in ex and forgets their
@@ -567,9 +714,9 @@ func (s *Service) succeed(ctx context.Context, ex store.Executor, m *store.Membe
 }
 
 // refuseUnknown refuses an e-mail that is no member's, after a password
-// check as long as a member's.
-func (s *Service) refuseUnknown(ctx context.Context, password string) error {
-	if _, err := s.check(ctx, s.dummyHash(), password); err != nil {
+// check as long as a member's, in the caller's turn.
+func (s *Service) refuseUnknown(password string) error {
+	if _, err := s.checkNow(s.dummyHash(), password); err != nil {
 		return err
 	}
 	return ErrInvalidCredentials
@@ -614,22 +761,26 @@ func (s *Service) refuse(ctx context.Context, p *Principal, action string, origi
 }
 
 // ChangePassword sets the principal's own password to next, typed twice
-// (confirm), after checking current. The change is recorded in its
-// transaction, clears must_change_password and ends the member's other
-// sign-ins (the principal's stays). A wrong current password is refused
-// as at sign-in: it counts towards the lockout and is recorded as a
-// failure, and a locked member's is not checked (ErrInvalidCredentials
-// for both). ErrBusy as SignIn; *InvalidError for a next password that is
-// too short, too long, unconfirmed or the current one.
-func (s *Service) ChangePassword(ctx context.Context, p *Principal, current, next, confirm string, origin audit.Origin) error {
+// (confirm), after checking current, and returns the cookie value of the
+// principal's new sign-in. The change is recorded in its transaction,
+// clears must_change_password and ends every sign-in of the member, the
+// principal's too, which a new one replaces (p's Session and Token are
+// updated): a cookie taken before the change does not outlive it.
+// ErrSessionEnded if the principal's sign-in ended meanwhile. A wrong
+// current password is refused as at sign-in: it counts towards the
+// lockout and is recorded as a failure, and a locked member's is not
+// checked (ErrInvalidCredentials for both). ErrBusy as SignIn;
+// *InvalidError for a next password that is too short, too long,
+// unconfirmed or the current one.
+func (s *Service) ChangePassword(ctx context.Context, p *Principal, current, next, confirm string, origin audit.Origin) (string, error) {
 	if next != confirm {
-		return &InvalidError{"new password", "and its confirmation differ"}
+		return "", &InvalidError{"new password", "and its confirmation differ"}
 	}
 	if err := ValidatePassword(next); err != nil {
-		return err
+		return "", err
 	}
 	if next == current {
-		return &InvalidError{"new password", "must differ from the current one"}
+		return "", &InvalidError{"new password", "must differ from the current one"}
 	}
 	m := p.Member
 	now := s.now().UTC()
@@ -642,17 +793,18 @@ func (s *Service) ChangePassword(ctx context.Context, p *Principal, current, nex
 	if len(current) <= MaxPasswordBytes {
 		var err error
 		if right, err = s.check(ctx, phc, current); err != nil {
-			return err
+			return "", err
 		}
 	}
 	now = s.now().UTC()
 	if locked || !right {
-		return s.refuse(ctx, p, audit.ActionMemberPasswordChange, origin, !locked, now)
+		return "", s.refuse(ctx, p, audit.ActionMemberPasswordChange, origin, !locked, now)
 	}
 	hash, err := s.hash(ctx, next)
 	if err != nil {
-		return err
+		return "", err
 	}
+	token, sess := s.newSession(m, now)
 	err = s.store.InTx(ctx, func(ex store.Executor) error {
 		entry := p.Entry(audit.ActionMemberPasswordChange, audit.TargetMember, &m.Email, origin)
 		if err := s.succeed(ctx, ex, m, entry, now); err != nil {
@@ -661,19 +813,29 @@ func (s *Service) ChangePassword(ctx context.Context, p *Principal, current, nex
 		if err := ex.MemberSetPassword(ctx, m.ClientID, m.ID, hash, false, now); err != nil {
 			return err
 		}
-		_, err = ex.DashboardSessionDeleteOthers(ctx, m.ClientID, m.ID, p.Session.ID)
+		// The principal's sign-in is replaced, not kept: whoever holds its
+		// cookie (copied before the change) is signed out with the others.
+		// Not found: it ended meanwhile, and nothing changes.
+		if err := ex.DashboardSessionDelete(ctx, m.ClientID, p.Session.ID); err != nil {
+			return err
+		}
+		if err := ex.DashboardSessionInsert(ctx, sess); err != nil {
+			return err
+		}
+		_, err = ex.DashboardSessionDeleteOthers(ctx, m.ClientID, m.ID, sess.ID)
 		return err
 	})
 	switch {
 	case errors.Is(err, errLockedNow):
-		return s.refuse(ctx, p, audit.ActionMemberPasswordChange, origin, false, now)
-	case errors.Is(err, store.ErrNotFound): // removed meanwhile, with their sign-ins
-		return ErrSessionEnded
+		return "", s.refuse(ctx, p, audit.ActionMemberPasswordChange, origin, false, now)
+	case errors.Is(err, store.ErrNotFound): // removed, or signed out, meanwhile
+		return "", ErrSessionEnded
 	case err != nil:
-		return err
+		return "", err
 	}
 	m.PasswordHash, m.MustChangePassword = hash, false
-	return nil
+	p.Session, p.Token = sess, token
+	return token, nil
 }
 
 // Authenticate returns the principal of a sign-in's cookie value. An idle

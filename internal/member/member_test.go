@@ -42,6 +42,51 @@ func TestSignInBusyWhenEveryCheckIsTaken(t *testing.T) {
 	})
 }
 
+// A refusal waits for the slowest refused sign-in there can be:
+// MaxSignInMembers checks one after another, as measured lately, with half
+// as much again, and RefusalFloor for the reads and writes; nothing when
+// RefusalFloor is negative.
+func TestRefusalFloorCoversTheSlowestRefusal(t *testing.T) {
+	t.Parallel()
+	s := NewService(nil, nil, time.Now, Config{})
+	s.costs.observe(40 * time.Millisecond)
+	if got, want := s.refusalFloor(), DefaultRefusalFloor+MaxSignInMembers*60*time.Millisecond; got != want {
+		t.Fatalf("floor %v, want %v", got, want)
+	}
+	// A longer measure moves the estimate a quarter of the way, a shorter
+	// one an eighth.
+	s.costs.observe(80 * time.Millisecond)
+	if s.costs.check() != 50*time.Millisecond {
+		t.Fatalf("check cost %v, want 50ms", s.costs.check())
+	}
+	s.costs.observe(10 * time.Millisecond)
+	if s.costs.check() != 45*time.Millisecond {
+		t.Fatalf("check cost %v, want 45ms", s.costs.check())
+	}
+	s = NewService(nil, nil, time.Now, Config{RefusalFloor: -1})
+	s.costs.observe(40 * time.Millisecond)
+	if got := s.refusalFloor(); got != 0 {
+		t.Fatalf("a negative RefusalFloor: %v", got)
+	}
+	// Only checks of hashes with today's parameters are measured: others
+	// cost what they cost, and say nothing of the members' hashes.
+	dummy := s.dummyHash() // measures its hash
+	before := s.costs.check()
+	if _, err := s.checkNow(otherParams, "guess"); err != nil {
+		t.Fatal(err)
+	}
+	if s.costs.check() != before {
+		t.Fatalf("a check of other parameters was measured: %v, then %v", before, s.costs.check())
+	}
+	if _, err := s.checkNow(dummy, "guess"); err != nil || s.costs.check() == before {
+		t.Fatalf("a check of today's parameters was not measured: %v", err)
+	}
+}
+
+// otherParams is a hash with parameters other than today's (and the key of
+// no password).
+const otherParams = "$argon2id$v=19$m=8,t=1,p=1$c2FsdHNhbHQ$a2V5a2V5a2V5a2V5"
+
 func TestValidatePassword(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {

@@ -98,3 +98,10 @@ func ValidatePassword(password string) error {
 	}
 	return nil
 }
+
+// currentParams begins the hashes HashPassword makes today.
+var currentParams = fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$", argon2.Version, argonMemory, argonTime, argonThreads)
+
+// hasCurrentParams reports whether a PHC string has today's parameters
+// (and so costs what a check of a new hash costs).
+func hasCurrentParams(phc string) bool { return strings.HasPrefix(phc, currentParams) }

@@ -55,8 +55,8 @@ type dashboard struct {
 	log   *slog.Logger
 	pages map[string]*template.Template
 	asset func(string) (string, error)
-	// signins bounds sign-in posts per client IP: each may cost a
-	// password check.
+	// signins bounds sign-in posts per client IP: each may cost up to
+	// member.MaxSignInMembers password checks.
 	signins *ratelimit.Limiter
 	// origin refuses cross-origin form posts (Sec-Fetch-Site, Origin):
 	// the first CSRF defence; the token tied to the sign-in is the second.
@@ -459,10 +459,16 @@ func (d *dashboard) signout(w http.ResponseWriter, r *http.Request, p *member.Pr
 	return nil
 }
 
-// Sign-in posts per client IP: a burst of signinBurst, then signinRate a
-// second, on this node. Behind a proxy every client shares its address,
-// as with the API's limits.
+// Sign-in posts per client IP, on this node: a burst of signinBurst, then
+// signinRate a second. A post may cost member.MaxSignInMembers password
+// checks (one per member of the e-mail), so the rate is what keeps an IP
+// within signinChecksPerSecond. Every post is charged alike, what it may
+// cost and not what it cost: charging the checks made would tell the
+// sender, by when the 429s begin, how many developers' members an e-mail
+// is, which the refusal's time does not. Behind a proxy every client
+// shares its address, as with the API's limits.
 const (
-	signinRate  = 1.0
-	signinBurst = 20
+	signinChecksPerSecond = 2.0
+	signinRate            = signinChecksPerSecond / member.MaxSignInMembers
+	signinBurst           = 20
 )

@@ -27,15 +27,18 @@ func (d *dashboard) passwordPage(w http.ResponseWriter, r *http.Request, p *memb
 	return nil
 }
 
-// changePassword changes the member's own password and ends their other
-// sign-ins. A refusal shows the form again with what was wrong; the
-// passwords typed are never shown back.
+// changePassword changes the member's own password and ends their
+// sign-ins, this one replaced by a new one: the answer carries its cookie,
+// and the pages after it the form token derived from that. A refusal
+// shows the form again with what was wrong; the passwords typed are never
+// shown back.
 func (d *dashboard) changePassword(w http.ResponseWriter, r *http.Request, p *member.Principal) error {
-	err := d.Members.ChangePassword(r.Context(), p, r.PostFormValue("current"), r.PostFormValue("new"),
+	token, err := d.Members.ChangePassword(r.Context(), p, r.PostFormValue("current"), r.PostFormValue("new"),
 		r.PostFormValue("confirm"), origin(r))
 	var invalid *member.InvalidError
 	switch {
 	case err == nil:
+		d.setCookie(w, sessionCookie, token, d.Members.SessionLifetime())
 		return redirect(w, r, passwordPath, "password.changed")
 	case errors.As(err, &invalid):
 		d.renderPassword(w, r, p, http.StatusBadRequest, &view{Error: "The " + invalid.Error() + "."})

@@ -67,6 +67,7 @@ var commands = []command{
 	{"clients rotate-secret", "issue a new secret: --client-id ID [--grace 24h] [--json]", clientsRotateFlags},
 	{"webhooks add", "register an endpoint: --client-id ID --url URL [--events E1,E2] [--json]", webhooksAddFlags},
 	{"webhooks list", "list a client's endpoints: --client-id ID [--json]", webhooksListFlags},
+	{"webhooks update", "change an endpoint's URL or event filter: --client-id ID --id ENDPOINT [--url URL] [--events E1,E2|all] [--json]", webhooksUpdateFlags},
 	{"webhooks remove", "remove an endpoint: --client-id ID --id ENDPOINT", webhooksRemoveFlags},
 	{"webhooks rotate-secret", "give an endpoint a new secret: --client-id ID --id ENDPOINT [--json]", webhooksRotateFlags},
 	{"connectors create", "create a merchant connector's ingestion credentials: --name NAME [--json]", connectorsCreateFlags},

@@ -280,17 +280,8 @@ func TestWebhooksCommands(t *testing.T) {
 	for name, env := range databases(t) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			code, out, stderr := cli(t, env, "clients", "create", "--name", "Acme", "--json")
-			if code != 0 {
-				t.Fatalf("create client: %d %s", code, stderr)
-			}
-			var creds struct {
-				ClientID string `json:"client_id"`
-			}
-			if err := json.Unmarshal([]byte(out), &creds); err != nil {
-				t.Fatal(err)
-			}
-			code, out, stderr = cli(t, env, "webhooks", "add", "--client-id", creds.ClientID, "--url", "http://127.0.0.1:9/hooks",
+			creds := struct{ ClientID string }{cliClient(t, env, "--name", "Acme")}
+			code, out, stderr := cli(t, env, "webhooks", "add", "--client-id", creds.ClientID, "--url", "http://127.0.0.1:9/hooks",
 				"--events", "ACCOUNT_LOGIN_REQUIRED,AUTHENTICATED", "--json")
 			if code != 0 || !regexp.MustCompile(`^\{"id": "we_[^"]+", "url": "http://127\.0\.0\.1:9/hooks", "secret": "whsec_[^"]+"\}\n$`).MatchString(out) {
 				t.Fatalf("add --json: %d %q %s", code, out, stderr)
@@ -323,13 +314,7 @@ func TestWebhooksCommands(t *testing.T) {
 			}
 			// In production, a URL must be https to a public address.
 			prodEnv := append([]string{"HITCH_MASTER_KEY=" + devMasterKey(t, env)}, env...)
-			code, out, _ = cli(t, prodEnv, "clients", "create", "--name", "Prod", "--env", "production", "--json")
-			var prod struct {
-				ClientID string `json:"client_id"`
-			}
-			if code != 0 || json.Unmarshal([]byte(out), &prod) != nil {
-				t.Fatalf("create production client: %d %q", code, out)
-			}
+			prod := struct{ ClientID string }{cliClient(t, prodEnv, "--name", "Prod", "--env", "production")}
 			if code, _, stderr := cli(t, prodEnv, "webhooks", "add", "--env", "production", "--client-id", prod.ClientID,
 				"--url", "https://127.0.0.1/hooks"); code != 1 || !strings.Contains(stderr, "loopback") {
 				t.Errorf("production loopback URL: %d %q", code, stderr)

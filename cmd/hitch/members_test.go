@@ -20,17 +20,8 @@ func TestMembersAndAuditCommands(t *testing.T) {
 	for name, env := range databases(t) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			code, out, stderr := cli(t, env, "clients", "create", "--name", "Acme", "--json")
-			if code != 0 {
-				t.Fatalf("create: %d %s", code, stderr)
-			}
-			var creds struct {
-				ClientID string `json:"client_id"`
-			}
-			if err := json.Unmarshal([]byte(out), &creds); err != nil {
-				t.Fatal(err)
-			}
-			code, out, stderr = cli(t, env, "members", "add", "--client-id", creds.ClientID, "--email", "Ada@Example.com",
+			creds := struct{ ClientID string }{cliClient(t, env, "--name", "Acme")}
+			code, out, stderr := cli(t, env, "members", "add", "--client-id", creds.ClientID, "--email", "Ada@Example.com",
 				"--role", "admin", "--name", "Ada Lovelace")
 			if code != 0 {
 				t.Fatalf("members add: %d %s", code, stderr)
@@ -61,28 +52,14 @@ func TestMembersAndAuditCommands(t *testing.T) {
 			}
 			// E-mails are unique per developer: another developer may have
 			// an ada@example.com of its own.
-			code, out, stderr = cli(t, env, "clients", "create", "--name", "Other", "--json")
-			var other struct {
-				ClientID string `json:"client_id"`
-			}
-			if code != 0 || json.Unmarshal([]byte(out), &other) != nil {
-				t.Fatalf("create another: %d %s", code, stderr)
-			}
+			other := struct{ ClientID string }{cliClient(t, env, "--name", "Other")}
 			code, out, stderr = cli(t, env, "members", "add", "--client-id", other.ClientID, "--email", "ada@example.com", "--role", "viewer", "--json")
 			var adaOther map[string]string
 			if code != 0 || json.Unmarshal([]byte(out), &adaOther) != nil || adaOther["client_id"] != other.ClientID {
 				t.Fatalf("members add of another developer's e-mail: %d %q %q", code, out, stderr)
 			}
 			// The password signs in, to its developer.
-			cfg, err := config.NewFlagSet("test", lookupIn(env)).Parse(nil, env)
-			if err != nil {
-				t.Fatal(err)
-			}
-			a, err := newApp(context.Background(), cfg, &lockedBuffer{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer a.Close()
+			a := openTestApp(t, env)
 			signed, err := a.members.SignIn(context.Background(), "ada@example.com", m[1], auditOrigin)
 			if err != nil || signed.Principal.Client.ID != creds.ClientID || !signed.Principal.Member.MustChangePassword {
 				t.Fatalf("sign in with the printed password: %v", err)
@@ -119,3 +96,19 @@ func TestMembersAndAuditCommands(t *testing.T) {
 }
 
 var auditOrigin = audit.Origin{IP: "127.0.0.1", UserAgent: "test"}
+
+// openTestApp builds the app a hitch command run with env would, beside
+// it, closed when the test ends.
+func openTestApp(t *testing.T, env []string) *app {
+	t.Helper()
+	cfg, err := config.NewFlagSet("test", lookupIn(env)).Parse(nil, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := newApp(context.Background(), cfg, &lockedBuffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	return a
+}

@@ -11,8 +11,10 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/hitchdev/hitch/internal/audit"
 	"github.com/hitchdev/hitch/internal/config"
 	"github.com/hitchdev/hitch/internal/developer"
+	"github.com/hitchdev/hitch/internal/store"
 	"github.com/hitchdev/hitch/internal/webhook"
 )
 
@@ -82,6 +84,29 @@ func webhooksAddFlags(fs *flag.FlagSet) runFunc {
 	})
 }
 
+// endpointRow is an endpoint as the --json output of list and update shows
+// it.
+type endpointRow struct {
+	ID             string    `json:"id"`
+	URL            string    `json:"url"`
+	Events         []string  `json:"events"`
+	Status         string    `json:"status"`
+	DisabledReason *string   `json:"disabled_reason"`
+	CreatedAt      time.Time `json:"created_at"`
+}
+
+func rowOf(ep *webhook.Endpoint) endpointRow {
+	return endpointRow{ep.ID, ep.URL, ep.EventTypes, ep.Status, ep.DisabledReason, ep.CreatedAt}
+}
+
+// eventsText is the endpoint's filter as text: "all" for every type.
+func eventsText(ep *webhook.Endpoint) string {
+	if len(ep.EventTypes) == 0 {
+		return "all"
+	}
+	return strings.Join(ep.EventTypes, ",")
+}
+
 func webhooksListFlags(fs *flag.FlagSet) runFunc {
 	clientID := fs.String("client-id", "", "client whose endpoints to list (required)")
 	asJSON := fs.Bool("json", false, "print as JSON")
@@ -91,31 +116,100 @@ func webhooksListFlags(fs *flag.FlagSet) runFunc {
 			return err
 		}
 		if *asJSON {
-			type row struct {
-				ID             string    `json:"id"`
-				URL            string    `json:"url"`
-				Events         []string  `json:"events"`
-				Status         string    `json:"status"`
-				DisabledReason *string   `json:"disabled_reason"`
-				CreatedAt      time.Time `json:"created_at"`
-			}
-			rows := make([]row, len(eps))
+			rows := make([]endpointRow, len(eps))
 			for i, ep := range eps {
-				rows[i] = row{ep.ID, ep.URL, ep.EventTypes, ep.Status, ep.DisabledReason, ep.CreatedAt}
+				rows[i] = rowOf(ep)
 			}
 			return json.NewEncoder(out).Encode(rows)
 		}
 		tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "ID\tURL\tEVENTS\tSTATUS\tCREATED_AT")
 		for _, ep := range eps {
-			types := "all"
-			if len(ep.EventTypes) > 0 {
-				types = strings.Join(ep.EventTypes, ",")
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", ep.ID, ep.URL, types, ep.Status, ep.CreatedAt.Format(time.RFC3339))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", ep.ID, ep.URL, eventsText(ep), ep.Status, ep.CreatedAt.Format(time.RFC3339))
 		}
 		return tw.Flush()
 	})
+}
+
+func webhooksUpdateFlags(fs *flag.FlagSet) runFunc {
+	clientID := fs.String("client-id", "", "client owning the endpoint (required)")
+	id := fs.String("id", "", "endpoint to change (required)")
+	url := fs.String("url", "", "the endpoint's new URL (default: unchanged)")
+	events := fs.String("events", "", "comma-separated event types to receive, or all for every event (default: unchanged)")
+	asJSON := fs.Bool("json", false, "print the endpoint as JSON")
+	return webhookCommand("update", clientID, func(ctx context.Context, a *app, out io.Writer) error {
+		if *id == "" {
+			return errors.New("--id is required")
+		}
+		// A flag left out leaves its field as it is, as a field left out of
+		// PATCH /webhooks/endpoints/{id} does; fs is parsed by now.
+		p := webhook.UpdateParams{ClientID: *clientID, ID: *id}
+		var err error
+		fs.Visit(func(f *flag.Flag) {
+			switch f.Name {
+			case "url":
+				p.URL = url
+			case "events":
+				var types []string
+				types, err = parseEvents(*events)
+				p.EventTypes = &types
+			}
+		})
+		if err != nil {
+			return err
+		}
+		if p.URL == nil && p.EventTypes == nil {
+			return errors.New("give --url, --events or both")
+		}
+		ep, err := a.webhooks.Update(ctx, p, operatorRecord(ctx, a, "webhooks update", audit.ActionWebhookEdit, *clientID, *id))
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return json.NewEncoder(out).Encode(rowOf(ep))
+		}
+		fmt.Fprintf(out, "id:     %s\nurl:    %s\nevents: %s\nstatus: %s\n", ep.ID, ep.URL, eventsText(ep), ep.Status)
+		return nil
+	})
+}
+
+// parseEvents reads update's --events: "all" takes every type (an empty
+// filter); an empty value is refused rather than read as "all", so that an
+// unset shell variable does not widen the filter.
+func parseEvents(raw string) ([]string, error) {
+	switch strings.TrimSpace(raw) {
+	case "all":
+		return []string{}, nil
+	case "":
+		return nil, &webhook.InvalidError{Field: "events", Message: "is empty: name event types, or all for every one"}
+	}
+	var types []string
+	for _, t := range strings.Split(raw, ",") {
+		types = append(types, strings.TrimSpace(t))
+	}
+	return types, nil
+}
+
+// operatorRecord writes the audit record of an operator's command on an
+// endpoint in the action's transaction, as hitch members add records its
+// member.add: actor "hitch <command> (operator)" with no e-mail, user agent
+// "hitch <command>". It names the endpoint by its URL as the transaction
+// leaves it, as the dashboard does.
+func operatorRecord(ctx context.Context, a *app, command, action, clientID, endpointID string) webhook.Also {
+	return func(ex store.Executor) error {
+		c, err := ex.ClientGetByID(ctx, clientID)
+		if err != nil {
+			return err
+		}
+		ep, err := ex.WebhookEndpointGet(ctx, clientID, endpointID)
+		if err != nil {
+			return err
+		}
+		_, err = a.audit.Write(ctx, ex, audit.Entry{ClientID: clientID, Environment: c.Environment, Action: action,
+			Actor: audit.Actor{Name: "hitch " + command + " (operator)"}, TargetType: audit.TargetWebhookEndpoint,
+			TargetName: &ep.URL, Origin: audit.Origin{UserAgent: "hitch " + command}})
+		return err
+	}
 }
 
 func webhooksRemoveFlags(fs *flag.FlagSet) runFunc {

@@ -47,7 +47,7 @@ func lastRecord(t *testing.T, h *harness) client.AuditRecord {
 
 // Editing an endpoint in the dashboard changes where its next delivery
 // goes and which events it gets, keeps its secret, and is recorded as
-// webhook.update with the new URL.
+// webhook.edit with the new URL.
 func TestDashboardEditEndpoint(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, h *harness) {
@@ -80,7 +80,7 @@ func TestDashboardEditEndpoint(t *testing.T) {
 			t.Fatalf("after the edit: %+v", ep)
 		}
 		rec := lastRecord(t, h)
-		if rec.Event.Action != "webhook.update" || rec.Target.Type != "webhook_endpoint" || rec.Target.Name == nil ||
+		if rec.Event.Action != "webhook.edit" || rec.Target.Type != "webhook_endpoint" || rec.Target.Name == nil ||
 			*rec.Target.Name != newRcv.url || rec.Actor.Email != "dev@example.com" {
 			t.Fatalf("audit record %+v", rec)
 		}

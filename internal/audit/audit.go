@@ -36,12 +36,16 @@ const (
 	ActionSecretRotate         = "secret.rotate"
 	ActionWebhookAdd           = "webhook.add"
 	ActionWebhookRemove        = "webhook.remove"
-	ActionWebhookUpdate        = "webhook.update"
+	ActionWebhookUpdate        = "webhook.update" // an endpoint's signing secret is rotated
+	ActionWebhookEdit          = "webhook.edit"   // an endpoint's URL or event filter is changed
 	ActionWebhookTest          = "webhook.test"
 	ActionEventResend          = "event.resend"
 	ActionMerchantHide         = "merchant.hide"
 	ActionMerchantShow         = "merchant.show"
 	ActionUserView             = "user.view"
+	// ActionLinkOriginsUpdate: the web origins allowed to embed the link
+	// flow are replaced.
+	ActionLinkOriginsUpdate = "link.origins_update"
 )
 
 // Outcomes.
@@ -59,6 +63,9 @@ const (
 	TargetEvent           = "event"
 	TargetMerchant        = "merchant"
 	TargetUser            = "user"
+	// TargetLinkOrigins is the developer's list of allowed origins, named
+	// by the list as stored (null when emptied).
+	TargetLinkOrigins = "link_origins"
 )
 
 const (
@@ -72,8 +79,9 @@ const (
 // Actions lists every action name.
 var Actions = []string{ActionSignIn, ActionSignOut, ActionMemberAdd, ActionMemberRemove, ActionMemberRoleChange,
 	ActionMemberPasswordChange,
-	ActionSecretView, ActionSecretRotate, ActionWebhookAdd, ActionWebhookRemove, ActionWebhookUpdate, ActionWebhookTest,
-	ActionEventResend, ActionMerchantHide, ActionMerchantShow, ActionUserView}
+	ActionSecretView, ActionSecretRotate, ActionWebhookAdd, ActionWebhookRemove, ActionWebhookUpdate, ActionWebhookEdit,
+	ActionWebhookTest, ActionEventResend, ActionMerchantHide, ActionMerchantShow, ActionUserView,
+	ActionLinkOriginsUpdate}
 
 // Actor is who did it: a member's name and e-mail.
 type Actor struct {

@@ -380,7 +380,7 @@ func (d *dashboard) editEndpoint(w http.ResponseWriter, r *http.Request, p *memb
 	}
 	// The record names the URL deliveries go to from now on.
 	_, err := d.Webhooks.Update(r.Context(), webhook.UpdateParams{ClientID: p.Client.ID, ID: id, URL: &u, EventTypes: &types},
-		d.auditAlso(r, p, audit.ActionWebhookUpdate, audit.TargetWebhookEndpoint, &u))
+		d.auditAlso(r, p, audit.ActionWebhookEdit, audit.TargetWebhookEndpoint, &u))
 	var invalid *webhook.InvalidError
 	if errors.As(err, &invalid) {
 		ep, err := d.Webhooks.Get(r.Context(), p.Client.ID, id)

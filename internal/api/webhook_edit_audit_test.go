@@ -1,0 +1,62 @@
+package api_test
+
+import (
+	"net/http"
+	"net/url"
+	"slices"
+	"testing"
+
+	"github.com/hitchdev/hitch/internal/store"
+)
+
+// An endpoint edit (URL or event filter) is recorded as webhook.edit and a
+// secret rotation as webhook.update, each named by the endpoint's URL, so
+// that GET /audit_logs tells them apart. The management API's edit and
+// rotation are not audited (docs/audit.md).
+func TestWebhookEditAndRotationAuditActions(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, h *harness) {
+		const first, second = "https://93.184.215.14/hooks", "https://93.184.215.14/hooks-v2" // public: no DNS needed
+		id := h.addEndpoint(t, first, "CARD_UPDATED").ID
+		dev := h.dash()
+		dev.mustSignIn("dev@example.com", h.addMember("dev@example.com", store.RoleDeveloper))
+
+		check := func(what, action, name string) {
+			t.Helper()
+			rec := lastRecord(t, h)
+			if rec.Event.Action != action || rec.Event.Outcome.Status != "success" || rec.Target.Type != "webhook_endpoint" ||
+				rec.Target.Name == nil || *rec.Target.Name != name || rec.Actor.Email != "dev@example.com" {
+				t.Fatalf("%s: audit record %+v, want %s named %s", what, rec, action, name)
+			}
+		}
+		if r := dev.post("/dashboard/webhooks/"+id+"/edit", url.Values{"url": {second}, "events": {"CARD_FAILED"}}); r.status != http.StatusSeeOther {
+			t.Fatalf("edit the URL and events: %d %.300s", r.status, r.body)
+		}
+		check("edit the URL and events", "webhook.edit", second)
+		// An edit of the filter alone is an edit too, not an update.
+		if r := dev.post("/dashboard/webhooks/"+id+"/edit", url.Values{"url": {second}}); r.status != http.StatusSeeOther {
+			t.Fatalf("edit the events: %d %.300s", r.status, r.body)
+		}
+		check("edit the events", "webhook.edit", second)
+		if r := dev.post("/dashboard/webhooks/"+id+"/rotate", nil); r.status != http.StatusOK {
+			t.Fatalf("rotate: %d %.300s", r.status, r.body)
+		}
+		check("rotate", "webhook.update", second)
+
+		before := h.auditSeq(h.clientID)
+		if r := h.do("PATCH", "/webhooks/endpoints/"+id, map[string]any{"url": first, "events": []string{}}, nil); r.status != http.StatusOK {
+			t.Fatalf("PATCH: %d %s", r.status, r.body)
+		}
+		if r := h.do("POST", "/webhooks/endpoints/"+id+"/rotate-secret", nil, nil); r.status != http.StatusOK {
+			t.Fatalf("rotate-secret: %d %s", r.status, r.body)
+		}
+		if after := h.auditSeq(h.clientID); after != before {
+			t.Fatalf("the API's edit and rotation wrote %d audit records, want none", after-before)
+		}
+
+		want := []string{"member.add:success", "signin:success", "webhook.edit:success", "webhook.edit:success", "webhook.update:success"}
+		if got := actions(auditLog(t, h.api)); !slices.Equal(got, want) {
+			t.Fatalf("audit log %v, want %v", got, want)
+		}
+	})
+}

@@ -203,7 +203,7 @@ func newApp(ctx context.Context, cfg *config.Config, logOut io.Writer) (*app, er
 	a.audit = audit.NewLog(now)
 	a.members = member.NewService(st, a.audit, now, member.Config{})
 	pages := web.Config{Environment: cfg.Env, Catalog: catalog, Logger: a.log, PublicURL: cfg.PublicURL,
-		TrustedProxies: cfg.TrustedProxies, Dashboard: &web.Dashboard{
+		TrustedProxies: cfg.TrustedProxies, Links: a.links, Dashboard: &web.Dashboard{
 			Members: a.members, Audit: a.audit, Store: st, Developers: a.developers, Webhooks: a.webhooks, Links: a.links,
 			SecureCookies: strings.HasPrefix(cfg.PublicURL, "https://"), SecretGrace: cfg.SecretGrace}}
 	if cfg.Env == config.Development {

@@ -151,6 +151,7 @@ var domainErrors = []struct {
 	{link.ErrClientNotFound, &Error{Status: http.StatusNotFound, Type: TypeInvalidInput, Code: CodeClientIDNotFound,
 		Message: "No developer of this environment has this client_id."}},
 	{link.ErrChallenge, errInvalidField("The challenge has expired or is not this session's. Log in again.")},
+	{link.ErrTooManyOrigins, errInvalidField("The allowed_origins field can hold at most %d origins.", link.MaxAllowedOrigins)},
 	{session.ErrMaxLifetime, &Error{Status: http.StatusBadRequest, Type: TypeSessionError, Code: CodeExtendNotSupported,
 		Message: "The session has reached its maximum lifetime of 24 hours. Create a new session."}},
 }
@@ -172,6 +173,10 @@ func toWire(err error) (*Error, bool) {
 	var invalidDetected *detection.InvalidError
 	if errors.As(err, &invalidDetected) {
 		return errInvalidField("The %s field %s.", invalidDetected.Field, invalidDetected.Message), true
+	}
+	var badOrigin *link.OriginError
+	if errors.As(err, &badOrigin) {
+		return errInvalidField("The allowed_origins field is invalid: %s.", badOrigin.Error()), true
 	}
 	var invalidItem *transaction.InvalidError
 	if errors.As(err, &invalidItem) {

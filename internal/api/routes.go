@@ -56,6 +56,11 @@ func (s *Server) routes() {
 	// production; it is served in both environments).
 	m.Handle("GET /audit_logs", s.authed(s.listAuditLogs))
 
+	// The web origins allowed to embed the developer's hosted link flow
+	// (the flow's frame-ancestors).
+	m.Handle("GET /link/allowed_origins", s.authed(s.getLinkOrigins))
+	m.Handle("PUT /link/allowed_origins", s.authed(s.setLinkOrigins))
+
 	// Connector ingestion: merchant connectors feed observed transactions
 	// and subscriptions with their own credentials, in both environments.
 	m.Handle("POST /internal/ingest/transactions", s.connectorAuthed(s.ingestTransactions))

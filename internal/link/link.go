@@ -63,6 +63,9 @@ var (
 // Service runs the hosted flow's logins and links accounts.
 type Service struct {
 	cfg Config
+	// frames keeps each developer's frame-ancestors for a short while, so
+	// that loading /link costs no database read each time.
+	frames *frameCache
 }
 
 // Config is what the Service is built from.
@@ -87,7 +90,7 @@ type Config struct {
 }
 
 // NewService returns a Service.
-func NewService(cfg Config) *Service { return &Service{cfg: cfg} }
+func NewService(cfg Config) *Service { return &Service{cfg: cfg, frames: newFrameCache()} }
 
 // Params describe a successful login to link.
 type Params struct {

@@ -337,6 +337,15 @@ type Executor interface {
 	// UserList lists the developer's users by external_user_id, those
 	// starting with params.Prefix after params.After.
 	UserList(ctx context.Context, params *UserListParams) ([]*User, error)
+
+	// The web origins a developer allows to embed its hosted link flow.
+
+	// LinkOriginList returns the developer's allowed origins, sorted; empty
+	// when it has registered none.
+	LinkOriginList(ctx context.Context, clientID string) ([]string, error)
+	// LinkOriginSet replaces the developer's allowed origins with origins
+	// (already validated; none removes them all) in one statement.
+	LinkOriginSet(ctx context.Context, clientID string, origins []string, now time.Time) error
 }
 
 // Client is a developer account (a tenant).

@@ -82,7 +82,7 @@ const (
 )
 
 var dashboardPages = []string{"signin", "password", "overview", "credentials", "members", "webhooks", "event", "users",
-	"user", "merchants", "error", "audit", "endpoint"}
+	"user", "merchants", "error", "audit", "endpoint", "link"}
 
 func (h *Handler) mountDashboard(cfg *Config) error {
 	d := &dashboard{Dashboard: *cfg.Dashboard, cfg: cfg, log: cfg.Logger, pages: map[string]*template.Template{},
@@ -134,6 +134,8 @@ func (h *Handler) mountDashboard(cfg *Config) error {
 	handle("POST /dashboard/merchants/{id}/hide", d.authed(d.hideMerchant))
 	handle("POST /dashboard/merchants/{id}/show", d.authed(d.showMerchant))
 	handle("GET /dashboard/audit", d.authed(d.auditLog))
+	handle("GET "+linkSettingsPath, d.authed(d.linkSettings))
+	handle("POST "+linkSettingsPath+"/origins", d.authed(d.setLinkOrigins))
 	return nil
 }
 

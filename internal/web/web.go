@@ -5,7 +5,9 @@
 //
 // The pages never put a session value in a URL: the SDK posts it to the
 // flow's iframe, and the flow's script sends it only in the bodies of the
-// API's /link/api/* calls (internal/api).
+// API's /link/api/* calls (internal/api). The iframe's URL names the
+// developer (client_id, which is no secret), so that /link can be served
+// with the frame-ancestors of that developer's allowed origins.
 package web
 
 import (
@@ -25,6 +27,7 @@ import (
 	"strings"
 
 	"github.com/hitchdev/hitch/internal/clientip"
+	"github.com/hitchdev/hitch/internal/link"
 	"github.com/hitchdev/hitch/internal/merchant"
 )
 
@@ -39,10 +42,9 @@ var assetFS embed.FS
 const (
 	cspBase = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; " +
 		"form-action 'none'; base-uri 'none'"
-	// The flow is embedded by developers' sites, whose origins Hitch does
-	// not know: any site may frame it (docs/link.md explains why that is
-	// safe: the frame holds nothing until its parent posts a session).
-	cspLink = cspBase + "; frame-ancestors *"
+	// The flow is embedded by developers' sites: linkPolicy adds the
+	// frame-ancestors of the developer its URL names (docs/link.md).
+	cspLink = cspBase
 	// The demo frames the flow and is framed by nobody.
 	cspDemo = cspBase + "; frame-src 'self'; frame-ancestors 'none'"
 )
@@ -67,6 +69,10 @@ type Config struct {
 	// the client of the dashboard's sign-in limit and audit records
 	// (--trusted-proxies). Default none: the client is the connection's peer.
 	TrustedProxies []netip.Prefix
+	// Links gives /link the frame-ancestors of the developer its URL names
+	// (its allowed origins). nil uses Dashboard.Links, where the origins
+	// are managed; with neither, every flow gets the environment's default.
+	Links *link.Service
 }
 
 // Handler serves the pages. Its patterns (Routes) are mounted on the API's
@@ -77,8 +83,11 @@ type Handler struct {
 	patterns  []string
 	templates *template.Template
 	assets    map[string]*asset
-	// linkPage is the rendered flow: it depends on nothing but the catalog.
+	// linkPage is the rendered flow: it depends on nothing but the catalog
+	// (and the strings table).
 	linkPage []byte
+	linkText linkStrings
+	links    *link.Service
 }
 
 // asset is an embedded file as served.
@@ -92,8 +101,15 @@ type asset struct {
 
 // New builds the pages and their routes.
 func New(cfg Config) (*Handler, error) {
-	h := &Handler{cfg: cfg, mux: http.NewServeMux(), assets: map[string]*asset{}}
-	err := fs.WalkDir(assetFS, ".", func(p string, d fs.DirEntry, err error) error {
+	h := &Handler{cfg: cfg, mux: http.NewServeMux(), assets: map[string]*asset{}, links: cfg.Links}
+	if h.links == nil && cfg.Dashboard != nil {
+		h.links = cfg.Dashboard.Links
+	}
+	var err error
+	if h.linkText, err = loadLinkStrings(); err != nil {
+		return nil, err
+	}
+	err = fs.WalkDir(assetFS, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
@@ -109,11 +125,16 @@ func New(cfg Config) (*Handler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("web: assets: %w", err)
 	}
-	h.templates, err = template.New("").Funcs(template.FuncMap{"asset": h.assetURL}).ParseFS(templateFS, "templates/*.html")
+	h.templates, err = template.New("").Funcs(template.FuncMap{"asset": h.assetURL, "t": h.linkText.text}).
+		ParseFS(templateFS, "templates/*.html")
 	if err != nil {
 		return nil, fmt.Errorf("web: templates: %w", err)
 	}
-	if h.linkPage, err = h.render("link.html", h.linkData()); err != nil {
+	data := h.linkData()
+	if data.Strings, err = h.linkText.json(); err != nil {
+		return nil, err
+	}
+	if h.linkPage, err = h.render("link.html", data); err != nil {
 		return nil, err
 	}
 	h.handle("GET /link", h.link)
@@ -207,6 +228,8 @@ type linkData struct {
 	Categories  []categoryItem
 	Merchants   []merchantItem
 	TestLogins  []testLogin
+	// Strings is the flow's strings table as JSON, for link.js.
+	Strings string
 }
 
 // linkData renders the whole catalog once; the flow's script shows the
@@ -233,10 +256,33 @@ func categoryLabel(c string) string {
 }
 
 // link serves the hosted flow. The page is the same for everyone: the
-// session arrives later, by postMessage.
-func (h *Handler) link(w http.ResponseWriter, _ *http.Request) {
-	pageHeaders(w, cspLink)
+// session arrives later, by postMessage. Only its policy depends on the
+// developer the URL names.
+func (h *Handler) link(w http.ResponseWriter, r *http.Request) {
+	pageHeaders(w, h.linkPolicy(r))
 	_, _ = w.Write(h.linkPage)
+}
+
+// linkPolicy is the flow's policy with the frame-ancestors of the
+// developer its client_id names: Hitch and the developer's allowed
+// origins, or the environment's default (link.FrameAncestorsFor). The flow
+// itself refuses an init of another developer (link.js), so that the
+// origins of one never frame the sessions of another.
+func (h *Handler) linkPolicy(r *http.Request) string {
+	clientID := r.URL.Query().Get("client_id")
+	ancestors := link.FrameAncestorsFor(h.cfg.Environment, nil)
+	if h.links != nil {
+		var err error
+		if ancestors, err = h.links.FrameAncestors(r.Context(), clientID); err != nil {
+			// Closed rather than open: the embed fails this once. A
+			// visitor who left is no error of Hitch's.
+			if r.Context().Err() == nil {
+				h.cfg.Logger.ErrorContext(r.Context(), "link: frame ancestors", "error", err)
+			}
+			ancestors = "'self'"
+		}
+	}
+	return cspLink + "; frame-ancestors " + ancestors
 }
 
 // static serves the flow's and the demo's scripts and styles.

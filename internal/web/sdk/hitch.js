@@ -3,7 +3,7 @@
  *
  *   new HitchLink().open({
  *     sessionId, clientId, environment, merchantIds, entryPoint,
- *     useCategories, useSearch, metadata,
+ *     useCategories, useSearch, metadata, locale, mode,
  *     onSuccess(product, details), onError(product, errorCode, message),
  *     onEvent(product, event, merchant, merchantId, payload, taskId),
  *     onExit(product)
@@ -53,7 +53,9 @@
     var analytics = config.analytics !== false;
 
     var frame = document.createElement('iframe');
-    frame.src = origin + '/link';
+    // The client_id (not a secret; never the session) lets /link answer
+    // with the frame-ancestors of the developer's allowed origins.
+    frame.src = origin + '/link?client_id=' + encodeURIComponent(config.clientId);
     frame.title = 'Connect an account';
     frame.setAttribute('data-hitch-link', '');
     frame.style.cssText = 'position:fixed;top:0;left:0;width:100%;height:100%;border:0;margin:0;padding:0;' +
@@ -81,10 +83,26 @@
       try { fn.apply(null, args); } catch (e) { window.setTimeout(function () { throw e; }); }
     }
 
+    var answered = false;
+
+    // showAnyway shows the frame when the flow has not said it is ready,
+    // and says in the console why that may be: most often a page whose
+    // origin the developer has not allowed, so the browser refused to
+    // frame the flow.
+    function showAnyway() {
+      if (!answered && window.console) {
+        window.console.warn('Hitch: the link flow has not answered. If the console shows a frame-ancestors ' +
+          'violation, allow this page\'s origin (' + window.location.origin + ') for client ' + config.clientId +
+          ' in the dashboard (Link flow) or with PUT /link/allowed_origins.');
+      }
+      show();
+    }
+
     function onMessage(e) {
       if (e.origin !== origin || e.source !== frame.contentWindow) { return; }
       var d = e.data;
       if (!d || typeof d.name !== 'string') { return; }
+      answered = true;
       var p = d.eventProperties && typeof d.eventProperties === 'object' ? d.eventProperties : {};
       switch (d.name) {
         case 'loadingFinished':
@@ -142,7 +160,7 @@
     this._onMessage = onMessage;
     window.addEventListener('message', onMessage);
     this._frame = frame;
-    this._timer = window.setTimeout(show, SHOW_ANYWAY_MS);
+    this._timer = window.setTimeout(showAnyway, SHOW_ANYWAY_MS);
     // The flow is modal: the page beneath leaves the focus order and the
     // accessibility tree until it closes (elements inert already stay so).
     this._inerted = [];

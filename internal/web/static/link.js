@@ -2,12 +2,84 @@
 // message, then talks to /link/api/* with the session value in request
 // bodies, and answers the parent window with {name, eventProperties}
 // messages, only ever to the origin that sent `init` (docs/link.md).
+// Its visible text comes from the strings table the page carries
+// (internal/web/locales/link.json), in the language of init's `locale`.
 (function () {
   'use strict';
 
   var root = document.getElementById('flow');
   var development = root.dataset.environment === 'development';
   var $ = function (id) { return document.getElementById(id); };
+
+  // The developer the page was opened for (the SDK puts it in the URL):
+  // /link was served with that developer's frame-ancestors, so the flow
+  // opens that developer's sessions only.
+  var urlClientId = new URLSearchParams(window.location.search).get('client_id');
+
+  // Modes of the SDK's init that the flow knows besides none (null). The
+  // public SDK documents none; the flow has one way of working, so a mode
+  // it does not know is noted in the console and otherwise ignored.
+  var KNOWN_MODES = [];
+
+  // --- Text ----------------------------------------------------------------
+  var strings = {};
+  try { strings = JSON.parse(root.dataset.strings || '{}'); } catch (e) { strings = {}; }
+  var DEFAULT_LOCALE = 'en';
+  var locale = DEFAULT_LOCALE;
+
+  // localeOf picks the table for a BCP 47 tag by its language subtag
+  // ("es-MX" → "es"); anything unknown is the default.
+  function localeOf(tag) {
+    if (typeof tag !== 'string') { return DEFAULT_LOCALE; }
+    var lang = tag.trim().toLowerCase().split(/[-_]/)[0];
+    return lang && lang !== DEFAULT_LOCALE && Object.prototype.hasOwnProperty.call(strings, lang) ? lang : DEFAULT_LOCALE;
+  }
+
+  function lookup(key, lang) {
+    var table = strings[lang || locale] || {};
+    if (Object.prototype.hasOwnProperty.call(table, key)) { return table[key]; }
+    var fallback = strings[DEFAULT_LOCALE] || {};
+    return Object.prototype.hasOwnProperty.call(fallback, key) ? fallback[key] : undefined;
+  }
+
+  // t is the text of key with its {placeholders} filled from vars, in the
+  // flow's locale (or lang).
+  function t(key, vars, lang) {
+    var text = lookup(key, lang);
+    if (text === undefined) { return key; }
+    return text.replace(/\{([a-z]+)\}/g, function (m, name) {
+      return vars && vars[name] !== undefined && vars[name] !== null ? String(vars[name]) : m;
+    });
+  }
+
+  function count(prefix, n, vars) {
+    vars = vars || {};
+    vars.count = n;
+    return t(prefix + (n === 1 ? '.one' : '.other'), vars);
+  }
+
+  // localize writes the text of every element that names a key, in the
+  // flow's locale, with the chosen merchant's name.
+  function localize() {
+    var vars = { merchant: state.merchant ? state.merchant.name : '' };
+    var set = function (attr, fn) {
+      Array.prototype.forEach.call(document.querySelectorAll('[' + attr + ']'), function (el) {
+        var key = el.getAttribute(attr);
+        if (lookup(key) !== undefined) { fn(el, t(key, vars)); }
+      });
+    };
+    set('data-t', function (el, text) { el.textContent = text; });
+    set('data-t-label', function (el, text) { el.setAttribute('aria-label', text); });
+    set('data-t-placeholder', function (el, text) { el.setAttribute('placeholder', text); });
+    set('data-t-title', function (el, text) { el.setAttribute('title', text); });
+  }
+
+  function setLocale(tag) {
+    locale = localeOf(tag);
+    document.documentElement.lang = locale;
+    document.title = t('title');
+    localize();
+  }
 
   // Seconds before expiry at which the flow asks the parent to extend the
   // session, and how long it waits for an init before saying so.
@@ -75,10 +147,6 @@
     el.hidden = !text;
   }
 
-  function setNames(name) {
-    Array.prototype.forEach.call(document.querySelectorAll('.merchant-name'), function (el) { el.textContent = name; });
-  }
-
   // --- Calls -----------------------------------------------------------------
   function call(path, body) {
     body.session = state.session;
@@ -92,7 +160,7 @@
     }).then(function (resp) {
       return resp.json().catch(function () { return {}; }).then(function (data) {
         if (!resp.ok) {
-          var err = new Error(data.error_message || 'The request failed.');
+          var err = new Error(data.error_message || '');
           err.code = data.error_code || 'HTTP_' + resp.status;
           throw err;
         }
@@ -107,20 +175,22 @@
   function fail(err, errorId) {
     switch (err.code) {
       case 'SESSION_EXPIRED':
-        return fatal('Session_Expired', 'This session has expired', 'Close this window and start again from the app.');
+        return fatal('Session_Expired', 'error.session_expired', 'error.start_again');
       case 'SESSION_NOT_FOUND':
-        return fatal('Session_Not_Found', 'This session was not found', 'Close this window and start again from the app.');
+        return fatal('Session_Not_Found', 'error.session_not_found', 'error.start_again');
       case 'CLIENT_ID_NOT_FOUND':
-        return fatal('Client_ID_Not_Found', 'This app is not set up', 'The app opened the flow with an unknown client ID.');
+        return fatal('Client_ID_Not_Found', 'error.client', 'error.client.message');
       case 'RATE_LIMIT_EXCEEDED':
         if (errorId) {
-          setError(errorId, 'Too many tries. Wait a few seconds, then try again.');
+          setError(errorId, t('rate_limited'));
         } else {
-          announce('Too many tries. Wait a few seconds, then try again.');
+          announce(t('rate_limited'));
         }
         return null;
       default:
-        return fatal('Unexpected_Error', 'Something went wrong', err.message || 'Please try again later.', true);
+        // The API's messages are in English: other locales say it their way.
+        return fatal('Unexpected_Error', 'error.title', 'error.retry', true,
+          locale === DEFAULT_LOCALE && err.message ? err.message : null);
     }
   }
 
@@ -129,21 +199,29 @@
     return err.code === 'SESSION_EXPIRED' || err.code === 'SESSION_NOT_FOUND' || err.code === 'CLIENT_ID_NOT_FOUND';
   }
 
-  function fatal(code, title, message, local) {
+  // fatal ends the flow on its error screen: titleKey and messageKey name
+  // its text (shown is a message to show instead). The parent's error
+  // message stays in English whatever the locale: the developer's code
+  // reads it.
+  function fatal(code, titleKey, messageKey, local, shown) {
     state.finished = true;
     clearTimers();
-    $('h-error').textContent = title;
-    $('error-message').textContent = message;
-    $('error-code').textContent = 'Error code: ' + code;
+    $('h-error').textContent = t(titleKey);
+    $('error-message').textContent = shown || t(messageKey);
+    $('error-code').textContent = t('error.code', { code: code });
     show('error');
-    if (!local) { post('error', { errorCode: code, message: title + '. ' + message }); }
+    if (!local) { post('error', { errorCode: code, message: t(titleKey, null, DEFAULT_LOCALE) + '. ' + t(messageKey, null, DEFAULT_LOCALE) }); }
     post('loadingFinished');
   }
 
   // --- Start -----------------------------------------------------------------
   function start(payload) {
+    setLocale(payload.locale);
+    if (typeof payload.mode === 'string' && KNOWN_MODES.indexOf(payload.mode) < 0 && window.console) {
+      window.console.info('Hitch: the link flow has no mode "' + payload.mode.slice(0, 40) + '"; it runs as usual.');
+    }
     if (typeof payload.sessionId !== 'string' || !payload.sessionId || typeof payload.clientId !== 'string' || !payload.clientId) {
-      return fatal('Session_Not_Found', 'This session was not found', 'The app opened the flow without a session.');
+      return fatal('Session_Not_Found', 'error.session_not_found', 'error.no_session');
     }
     state.session = payload.sessionId;
     state.clientId = payload.clientId;
@@ -160,7 +238,7 @@
       if (wanted.length) {
         state.allowed = s.merchant_ids.filter(function (id) { return wanted.indexOf(id) >= 0; });
         if (!state.allowed.length) {
-          return fatal('MERCHANT_ID_NOT_FOUND', 'Merchant not available', 'None of the merchants the app asked for can be linked with this session.');
+          return fatal('MERCHANT_ID_NOT_FOUND', 'error.merchant', 'error.merchant.message');
         }
       }
       schedule(s.expires_in);
@@ -193,7 +271,13 @@
 
   function recheck() {
     if (state.finished) { return; }
-    call('/link/api/session', {}).then(function (s) { schedule(s.expires_in); }).catch(fail);
+    // The flow may end while the check is in flight: its answer then
+    // changes nothing (no new timers, no expiry screen over an end screen).
+    call('/link/api/session', {}).then(function (s) {
+      if (!state.finished) { schedule(s.expires_in); }
+    }).catch(function (err) {
+      if (!state.finished) { fail(err); }
+    });
   }
 
   // --- Merchants -------------------------------------------------------------
@@ -242,7 +326,7 @@
       if (!q.trim()) {
         setError('search-error', '');
         state.searchIds = null;
-        announce(renderMerchants() + ' merchants');
+        announce(count('merchants.count', renderMerchants()));
         return;
       }
       call('/link/api/merchants', { search: q }).then(function (r) {
@@ -250,14 +334,13 @@
         setError('search-error', '');
         state.searchIds = r.merchant_ids;
         var n = renderMerchants();
-        announce(n === 0 ? 'No merchant matches.' : n === 1 ? '1 merchant' : n + ' merchants');
+        announce(n === 0 ? t('merchants.count.none') : count('merchants.count', n));
       }).catch(function (err) {
         if (seq !== searchSeq) { return; }
         if (sessionError(err)) { return fail(err); }
         // A failed search keeps the list as it was: the user may scroll
         // or type again.
-        setError('search-error', err.code === 'RATE_LIMIT_EXCEEDED' ? 'Too many searches. Wait a few seconds, then try again.' :
-          'The search did not work. Try again, or pick from the list.');
+        setError('search-error', t(err.code === 'RATE_LIMIT_EXCEEDED' ? 'search.rate_limited' : 'search.failed'));
       });
     }, 180);
   });
@@ -270,7 +353,7 @@
       c.setAttribute('aria-pressed', String(c === chip));
     });
     var n = renderMerchants();
-    announce((chip.textContent || '') + ': ' + n + (n === 1 ? ' merchant' : ' merchants'));
+    announce(count('categories.count', n, { category: chip.textContent || '' }));
   });
 
   $('merchants').addEventListener('click', function (e) {
@@ -285,7 +368,7 @@
   function openLogin(m) {
     state.merchant = m;
     state.challenge = null;
-    setNames(m.name);
+    localize();
     var logo = $('login-logo');
     if (m.logo) { logo.src = m.logo; logo.hidden = false; } else { logo.hidden = true; }
     setError('login-error', '');
@@ -308,7 +391,7 @@
     if (!username.value || !password.value) {
       var missing = !username.value ? username : password;
       missing.setAttribute('aria-invalid', 'true');
-      setError('login-error', !username.value ? 'Enter your username.' : 'Enter your password.');
+      setError('login-error', t(!username.value ? 'login.missing_username' : 'login.missing_password'));
       missing.focus();
       return;
     }
@@ -321,7 +404,7 @@
     password.value = ''; // the page keeps no credentials
     setError('login-error', '');
     busy('login-submit', true);
-    announce('Logging in to ' + state.merchant.name + '…');
+    announce(t('login.progress', { merchant: state.merchant.name }));
     event('login started');
     call('/link/api/login', body).then(outcome).catch(function (err) { fail(err, 'login-error'); })
       .then(function () { busy('login-submit', false); });
@@ -338,11 +421,11 @@
     var body = { challenge: state.challenge, answer: input.value.trim(), entry_point: state.entryPoint };
     input.value = '';
     busy(submitId, true);
-    announce('Checking…');
+    announce(t('checking'));
     call('/link/api/answer', body).then(outcome).catch(function (err) {
       if (err.code === 'INVALID_FIELD') { // the challenge expired: log in again
         openLogin(state.merchant);
-        setError('login-error', err.message);
+        setError('login-error', t('challenge.expired'));
         return;
       }
       fail(err, errorId);
@@ -352,30 +435,44 @@
   $('otp-form').addEventListener('submit', function (e) { e.preventDefault(); answer('otp', 'otp-submit', 'otp-error'); });
   $('question-form').addEventListener('submit', function (e) { e.preventDefault(); answer('answer', 'question-submit', 'question-error'); });
 
+  // A step's message for the person is the flow's own, in its locale, from
+  // the step's status and reason: the API's message is English.
+  var FAILURE_KEYS = { 'credentials': 'failure.credentials', 'account': 'failure.account', 'too many attempts': 'failure.too_many_attempts' };
+
+  function failureText(r, vars) {
+    var known = typeof r.reason === 'string' && Object.prototype.hasOwnProperty.call(FAILURE_KEYS, r.reason);
+    return t(known ? FAILURE_KEYS[r.reason] : 'failure.other', vars);
+  }
+
+  function tries(r) {
+    return typeof r.attempts_left === 'number' ? ' ' + count('tries', r.attempts_left) : '';
+  }
+
   // outcome shows where a login stands after a step.
   function outcome(r) {
     state.challenge = r.challenge || null;
+    var vars = { merchant: r.merchant && r.merchant.name };
     switch (r.status) {
       case 'success':
         state.finished = true;
         clearTimers();
         event('authenticated', { taskId: r.task_id === undefined ? null : r.task_id });
         post('success', { merchant: r.merchant.name, merchantId: r.merchant.id, product: r.product, taskId: r.task_id === undefined ? null : r.task_id });
-        $('success-message').textContent = r.message;
+        $('success-message').textContent = t('success.message', vars);
         show('success');
-        announce(r.message);
+        announce(t('success.message', vars));
         return;
       case 'otp_required':
-        $('otp-message').textContent = r.wrong ? 'Enter the verification code ' + r.merchant.name + ' sent you.' : r.message;
-        setError('otp-error', r.wrong ? r.message : '');
+        $('otp-message').textContent = t('otp.message', vars);
+        setError('otp-error', r.wrong ? t('otp.wrong') + tries(r) : '');
         if (!r.wrong) { event('otp required'); }
         show('otp', 'otp');
         if (r.wrong) { $('otp').setAttribute('aria-invalid', 'true'); }
         return;
       case 'questions_required':
-        $('question-message').textContent = r.merchant.name + ' asks you to answer a security question.';
+        $('question-message').textContent = t('question.message', vars);
         $('question-text').textContent = r.question;
-        setError('question-error', r.wrong ? r.message : '');
+        setError('question-error', r.wrong ? t('question.wrong') + tries(r) : '');
         if (!r.wrong) { event('security questions required'); }
         show('question', 'answer');
         if (r.wrong) { $('answer').setAttribute('aria-invalid', 'true'); }
@@ -384,20 +481,20 @@
         if (r.retry) {
           openLogin(state.merchant);
           $('username').value = '';
-          setError('login-error', r.message);
+          setError('login-error', failureText(r, vars));
           return;
         }
         // An end screen: no later expiry check may replace it.
         state.finished = true;
         clearTimers();
-        $('failure-message').textContent = r.message;
+        $('failure-message').textContent = failureText(r, vars);
         $('failure-back').hidden = state.preselected;
         show('failure');
         return;
       case 'unavailable':
         state.finished = true;
         clearTimers();
-        $('unavailable-message').textContent = r.message;
+        $('unavailable-message').textContent = t('unavailable.message', vars);
         show('unavailable');
         post('error', { errorCode: 'Login_Unavailable', message: r.message });
         return;
@@ -435,16 +532,45 @@
   });
 
   // --- init --------------------------------------------------------------------
+  // Until init says otherwise, the browser's language.
+  setLocale(navigator.language);
   var embedded = window.parent !== window;
+  var reloading = false;
   if (embedded) {
     window.addEventListener('message', function (e) {
       // One init, from the parent window only. Its origin is where every
       // answer goes; an opaque origin ("null") cannot be answered safely.
-      if (state.parentOrigin || e.source !== window.parent) { return; }
+      if (state.parentOrigin || reloading || e.source !== window.parent) { return; }
       var d = e.data;
       if (!d || d.event !== 'init' || !d.payload || typeof d.payload !== 'object') { return; }
       if (e.origin === 'null') {
-        fatal('Unexpected_Error', 'This page cannot be opened here', 'The app opened the flow from a sandboxed page.', true);
+        setLocale(d.payload.locale);
+        fatal('Unexpected_Error', 'error.sandboxed', 'error.sandboxed.message', true);
+        return;
+      }
+      // The page was served with the frame-ancestors of its URL's
+      // developer (none named: the environment's default). A session of
+      // another developer loads the page again for that developer, so
+      // that the browser checks the parent against that developer's
+      // origins; the SDK posts init again when the frame loads.
+      // A page opened without a client_id may be framed by anyone, so it
+      // never runs a session itself.
+      var clientId = d.payload.clientId;
+      if (typeof clientId === 'string' && clientId && clientId !== urlClientId) {
+        var target = null;
+        try {
+          if (clientId.length <= 255) { target = '/link?client_id=' + encodeURIComponent(clientId); }
+        } catch (err) {
+          target = null; // not encodable (a lone surrogate): no developer's
+        }
+        if (target) {
+          reloading = true;
+          window.location.replace(target);
+          return;
+        }
+        state.parentOrigin = e.origin;
+        setLocale(d.payload.locale);
+        fatal('Client_ID_Not_Found', 'error.client', 'error.client.message');
         return;
       }
       state.parentOrigin = e.origin;
@@ -465,7 +591,7 @@
     });
   } else {
     $('loading-hint').hidden = false;
-    $('h-loading').textContent = 'Open this from an app';
+    $('h-loading').textContent = t('loading.direct');
     root.querySelector('.spinner').hidden = true;
   }
 })();

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -15,11 +16,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/hitchdev/hitch/internal/audit"
 	"github.com/hitchdev/hitch/internal/config"
 	"github.com/hitchdev/hitch/internal/npmtest"
 	"github.com/hitchdev/hitch/internal/store"
@@ -40,26 +43,20 @@ const chromiumPath = "/usr/bin/chromium"
 // at desktop and phone width into HITCH_TEST_ARTIFACTS (or a kept temporary
 // folder named in the log). The test then checks what the logins did: the
 // linked accounts, and AUTHENTICATED webhooks carrying the session ids.
+// It runs on every store of the suite (forEachBrowserStore).
 func TestBrowserLinkFlow(t *testing.T) {
 	requireChromium(t)
 	node, scripts := browserScripts(t)
 	t.Parallel()
+	forEachBrowserStore(t, func(t *testing.T, storeName string, db []string) {
+		testBrowserLinkFlow(t, node, scripts, storeName, db)
+	})
+}
 
-	artifacts := os.Getenv("HITCH_TEST_ARTIFACTS")
-	if artifacts == "" {
-		var err error
-		if artifacts, err = os.MkdirTemp("", "hitch-browser-"); err != nil {
-			t.Fatal(err)
-		}
-	}
-	artifacts = filepath.Join(artifacts, "browser-"+time.Now().UTC().Format("20060102T150405"))
-	if err := os.MkdirAll(artifacts, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("screenshots: %s", artifacts)
-
+func testBrowserLinkFlow(t *testing.T, node, scripts, storeName string, db []string) {
+	artifacts := browserArtifacts(t, "flow-"+storeName+"-")
 	const clientID = "browser_client_01"
-	base, env, logs := serveForBrowser(t, clientID, "HITCH_WEBHOOK_RETRY_SCHEDULE=0s,200ms,500ms")
+	base, env, logs := serveForBrowser(t, db, clientID, "HITCH_WEBHOOK_RETRY_SCHEDULE=0s,200ms,500ms")
 	api := newHitchAPI(clientID)
 
 	hooks := &hookRecorder{}
@@ -141,8 +138,8 @@ func TestBrowserLinkFlow(t *testing.T) {
 		}
 	}
 	shots, _ := filepath.Glob(filepath.Join(artifacts, "*.png"))
-	if len(shots) != 15 {
-		t.Errorf("%d screenshots in %s, want 15", len(shots), artifacts)
+	if len(shots) != 16 {
+		t.Errorf("%d screenshots in %s, want 16", len(shots), artifacts)
 	}
 }
 
@@ -163,8 +160,11 @@ func TestBrowserLinkCrossOrigin(t *testing.T) {
 	t.Parallel()
 	artifacts := browserArtifacts(t, "crossorigin-")
 
+	// SQLite only: what this checks is where the browser's messages go; the
+	// store's part (a session and a login) is TestBrowserLinkFlow's, which
+	// runs on both stores.
 	const clientID = "browser_cross_01"
-	base, _, logs := serveForBrowser(t, clientID)
+	base, _, logs := serveForBrowser(t, sqliteOnly(t), clientID)
 	if !strings.HasPrefix(base, "http://127.0.0.1:") {
 		t.Fatalf("hitch listens on %s, want 127.0.0.1 (the page is served as localhost)", base)
 	}
@@ -255,7 +255,7 @@ document.getElementById('open').addEventListener('click', function () {
 func browserScripts(t *testing.T) (node, dir string) {
 	t.Helper()
 	files := map[string][]byte{}
-	for _, name := range []string{"package.json", "package-lock.json", "flow.mjs", "dashboard.mjs", "crossorigin.mjs"} {
+	for _, name := range []string{"package.json", "package-lock.json", "flow.mjs", "dashboard.mjs", "crossorigin.mjs", "timers.mjs"} {
 		b, err := os.ReadFile(filepath.Join("testdata", "browser", name))
 		if err != nil {
 			t.Fatal(err)
@@ -275,28 +275,45 @@ func browserScripts(t *testing.T) (node, dir string) {
 // through the store (into the past, as 30 minutes of waiting would).
 func sessionExpiringIn(t *testing.T, env []string, api *hitchAPI, base, clientID string, d time.Duration) string {
 	t.Helper()
+	st := openTestStore(t, env)
+	defer st.Close()
+	session, err := createSessionExpiringIn(st, api, base, clientID, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return session
+}
+
+// createSessionExpiringIn is sessionExpiringIn with the store open, for
+// callers other than the test's goroutine (an HTTP handler).
+func createSessionExpiringIn(st store.Store, api *hitchAPI, base, clientID string, d time.Duration) (string, error) {
 	var s struct {
 		Session   string `json:"session"`
 		SessionID string `json:"session_id"`
 	}
 	if status, err := api.call(base, "POST", "/session/create", map[string]string{"type": "link", "external_user_id": "browser-expired"}, &s); err != nil || status != http.StatusOK {
-		t.Fatalf("create session: %d %v", status, err)
+		return "", fmt.Errorf("create session: %d %v", status, err)
 	}
+	if _, err := st.SessionUpdateExpiry(context.Background(), &store.SessionUpdateExpiryParams{ClientID: clientID, ID: s.SessionID,
+		ExpiresAt: time.Now().UTC().Add(d)}); err != nil {
+		return "", fmt.Errorf("move the session's expiry: %w", err)
+	}
+	return s.Session, nil
+}
+
+// openTestStore opens the store a hitch run with env uses, beside it, as an
+// operator with database access could.
+func openTestStore(t *testing.T, env []string) store.Store {
+	t.Helper()
 	cfg, err := config.NewFlagSet("test", lookupIn(env)).Parse(nil, env)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
-	st, err := openStore(ctx, cfg)
+	st, err := openStore(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.Close()
-	if _, err := st.SessionUpdateExpiry(ctx, &store.SessionUpdateExpiryParams{ClientID: clientID, ID: s.SessionID,
-		ExpiresAt: time.Now().UTC().Add(d)}); err != nil {
-		t.Fatal(err)
-	}
-	return s.Session
+	return st
 }
 
 // hookRecorder keeps the webhook bodies it receives.
@@ -351,22 +368,38 @@ func (h *hookRecorder) wait(t *testing.T, typ, externalUserID string) *hookEvent
 // TestBrowserDashboard runs a real Hitch and drives headless Chromium
 // through the team dashboard at desktop and phone width (dashboard.mjs):
 // sign-in (a wrong password first), choosing a password of the member's
-// own (the desktop run), revealing and rotating the API secret,
-// every page, hiding and showing a merchant, sign-out. It then checks, with
-// the rotated secret, that GET /audit_logs returns the records of exactly
-// what was done, and that the audit chain verifies.
+// own (the desktop run: a wrong current password and a too short new one
+// are refused first; the phone run signs in with the new one), revealing
+// and rotating the API secret, every page, editing the webhook endpoint's
+// URL and event filter (a refused edit first), hiding and showing a
+// merchant, the audit log's pages and date filter, sign-out. It then
+// checks the endpoint through the API and, with the rotated secret, that
+// GET /audit_logs returns the records of exactly what was done, and that
+// the audit chain verifies. It runs on every store of the suite
+// (forEachBrowserStore).
 func TestBrowserDashboard(t *testing.T) {
 	requireChromium(t)
 	node, scripts := browserScripts(t)
 	t.Parallel()
-	artifacts := browserArtifacts(t, "dashboard-")
+	forEachBrowserStore(t, func(t *testing.T, storeName string, db []string) {
+		testBrowserDashboard(t, node, scripts, storeName, db)
+	})
+}
 
+// dashboardAuditFixtures is how many records of an earlier day the
+// dashboard test puts in the audit log: more than a page of the audit page
+// (50), so that both its paging and its date filter have pages to turn.
+const dashboardAuditFixtures = 55
+
+func testBrowserDashboard(t *testing.T, node, scripts, storeName string, db []string) {
+	artifacts := browserArtifacts(t, "dashboard-"+storeName+"-")
 	const clientID = "browser_dash_01"
-	base, env, logs := serveForBrowser(t, clientID)
+	base, env, logs := serveForBrowser(t, db, clientID)
 	api := newHitchAPI(clientID)
 
 	// Something to look at: an endpoint, a test event, a user with a
-	// linked account and its transactions.
+	// linked account and its transactions; and an earlier day's audit
+	// records (the first ones of the log).
 	receiver := httptest.NewServer(&hookRecorder{})
 	t.Cleanup(receiver.Close)
 	api.createEndpoint(t, base, receiver.URL)
@@ -378,6 +411,8 @@ func TestBrowserDashboard(t *testing.T) {
 		"merchant_id": 4, "transactions": map[string]bool{"new": true}}, nil); err != nil || status != http.StatusOK {
 		t.Fatalf("link: %d %v", status, err)
 	}
+	auditDay := time.Now().UTC().AddDate(0, 0, -3).Truncate(24 * time.Hour)
+	writeEarlierAuditRecords(t, env, clientID, auditDay.Add(12*time.Hour), dashboardAuditFixtures)
 	code, out, stderr := cli(t, env, "members", "add", "--client-id", clientID, "--email", "ada@example.com", "--role", "admin",
 		"--name", "Ada Lovelace", "--json")
 	var member struct {
@@ -388,9 +423,12 @@ func TestBrowserDashboard(t *testing.T) {
 	}
 
 	const chosen = "a password of Ada's own choosing"
+	editedURL := receiver.URL + "/edited"
 	stdout := runBrowserScript(t, node, scripts, "dashboard.mjs", 4*time.Minute, logs,
 		"HITCH_URL="+base, "OUT_DIR="+artifacts, "EMAIL=ada@example.com", "PASSWORD="+member.Password,
-		"NEW_PASSWORD="+chosen, "USER_ID="+userID, "CHROMIUM="+chromiumPath)
+		"NEW_PASSWORD="+chosen, "USER_ID="+userID, "ENDPOINT_URL="+receiver.URL, "EDITED_URL="+editedURL,
+		"AUDIT_DAY="+auditDay.Format(time.DateOnly), "AUDIT_FIXTURES="+fmt.Sprint(dashboardAuditFixtures),
+		"CHROMIUM="+chromiumPath)
 	type result struct {
 		Viewport string `json:"viewport"`
 		Revealed string `json:"revealed"`
@@ -413,9 +451,24 @@ func TestBrowserDashboard(t *testing.T) {
 	if results[0].Revealed != deliveryDevSecret || results[1].Revealed != results[0].Rotated || results[1].Rotated == results[0].Rotated {
 		t.Fatalf("secrets: %+v", results)
 	}
-
-	// The audit log, read with the newest secret.
 	api.secret = results[1].Rotated
+
+	// The edit reached the endpoint deliveries use.
+	var eps struct {
+		Data []struct {
+			URL    string   `json:"url"`
+			Events []string `json:"events"`
+		} `json:"data"`
+	}
+	if status, err := api.call(base, "GET", "/webhooks/endpoints", nil, &eps); err != nil || status != http.StatusOK {
+		t.Fatalf("GET /webhooks/endpoints: %d %v", status, err)
+	}
+	if len(eps.Data) != 1 || eps.Data[0].URL != editedURL || strings.Join(eps.Data[0].Events, ",") != "AUTHENTICATED,TEST" {
+		t.Errorf("endpoints after the edit: %+v, want one at %s for AUTHENTICATED and TEST", eps.Data, editedURL)
+	}
+
+	// The audit log of today (the earlier day's records are the script's),
+	// read with the newest secret.
 	var recs []struct {
 		Event struct {
 			Action  string `json:"action"`
@@ -434,7 +487,8 @@ func TestBrowserDashboard(t *testing.T) {
 		Data       json.RawMessage `json:"data"`
 		NextCursor *string         `json:"next_cursor"`
 	}
-	if status, err := api.call(base, "GET", "/audit_logs", nil, &page); err != nil || status != http.StatusOK || page.NextCursor != nil {
+	since := url.Values{"start": {auditDay.AddDate(0, 0, 1).Format("2006-01-02T15:04:05Z")}}
+	if status, err := api.call(base, "GET", "/audit_logs?"+since.Encode(), nil, &page); err != nil || status != http.StatusOK || page.NextCursor != nil {
 		t.Fatalf("GET /audit_logs: %d %v", status, err)
 	}
 	if err := json.Unmarshal(page.Data, &recs); err != nil {
@@ -443,29 +497,61 @@ func TestBrowserDashboard(t *testing.T) {
 	var got []string
 	for i := len(recs) - 1; i >= 0; i-- {
 		r := recs[i]
-		got = append(got, r.Event.Action+":"+r.Event.Outcome.Status)
+		action := r.Event.Action
+		if action == "webhook.update" { // the edit's action before it had its own name
+			action = "webhook.edit"
+		}
+		got = append(got, action+":"+r.Event.Outcome.Status)
 		if r.Event.Action != "member.add" && (r.Actor.Email != "ada@example.com" || !strings.HasPrefix(r.Context.UserAgent, "hitch-browser-test")) {
 			t.Errorf("%s by %q with %q", r.Event.Action, r.Actor.Email, r.Context.UserAgent)
 		}
 	}
+	// Reading the audit log, refused edits and a too short new password
+	// write nothing; a wrong current password is a failed password change.
 	perViewport := []string{"secret.view:success", "secret.rotate:success",
 		"user.view:success", "merchant.hide:success", "merchant.show:success", "signout:success"}
-	want := append([]string{"member.add:success", "signin:failure", "signin:success", "member.password_change:success"},
-		perViewport...)
+	want := []string{"member.add:success", "signin:failure", "signin:success",
+		"member.password_change:failure", "member.password_change:success",
+		"secret.view:success", "secret.rotate:success", "webhook.edit:success"}
+	want = append(want, perViewport[2:]...)
 	want = append(append(want, "signin:failure", "signin:success"), perViewport...)
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Fatalf("audit log\n%v, want\n%v", got, want)
 	}
-	if code, out, stderr := cli(t, env, "audit", "verify", "--client-id", clientID); code != 0 || !strings.Contains(out, "18 records") {
-		t.Fatalf("audit verify: %d %q %q", code, out, stderr)
+	wantRecords := fmt.Sprintf("%d records", dashboardAuditFixtures+len(want))
+	if code, out, stderr := cli(t, env, "audit", "verify", "--client-id", clientID); code != 0 || !strings.Contains(out, wantRecords) {
+		t.Fatalf("audit verify: %d %q %q, want %s", code, out, stderr, wantRecords)
 	}
 	if strings.Contains(logs.String(), member.Password) || strings.Contains(logs.String(), chosen) ||
 		strings.Contains(logs.String(), results[0].Rotated) {
 		t.Error("the logs contain a password or a secret")
 	}
 	shots, _ := filepath.Glob(filepath.Join(artifacts, "dashboard-*.png"))
-	if len(shots) != 24 {
-		t.Errorf("%d screenshots in %s, want 24", len(shots), artifacts)
+	if len(shots) != 32 {
+		t.Errorf("%d screenshots in %s, want 32", len(shots), artifacts)
+	}
+}
+
+// writeEarlierAuditRecords writes n records of a teammate's at (a second
+// apart) into the audit log of clientID, through the audit log's own
+// writer, so that the chain stays whole.
+func writeEarlierAuditRecords(t *testing.T, env []string, clientID string, at time.Time, n int) {
+	t.Helper()
+	st := openTestStore(t, env)
+	defer st.Close()
+	ctx := context.Background()
+	for i := range n {
+		log := audit.NewLog(func() time.Time { return at.Add(time.Duration(i) * time.Second) })
+		user := fmt.Sprintf("earlier-user-%02d", i+1)
+		err := st.InTx(ctx, func(ex store.Executor) error {
+			_, err := log.Write(ctx, ex, audit.Entry{ClientID: clientID, Environment: "development", Action: audit.ActionUserView,
+				Actor: audit.Actor{Name: "Grace Hopper", Email: "grace@example.com"}, TargetType: audit.TargetUser,
+				TargetName: &user, Origin: audit.Origin{IP: "192.0.2.10", UserAgent: "an earlier browser"}})
+			return err
+		})
+		if err != nil {
+			t.Fatalf("audit record %d: %v", i+1, err)
+		}
 	}
 }
 
@@ -488,17 +574,17 @@ func browserArtifacts(t *testing.T, prefix string) string {
 	return dir
 }
 
-// serveForBrowser runs hitch serve in development on a free port, with the
-// fixed development credentials of clientID, until the test ends; it
-// returns the base URL, the environment it runs with and its logs.
-func serveForBrowser(t *testing.T, clientID string, extraEnv ...string) (string, []string, *lockedBuffer) {
+// serveForBrowser runs hitch serve in development on a free port, on the
+// store db configures (one of databases), with the fixed development
+// credentials of clientID, until the test ends; it returns the base URL,
+// the environment it runs with and its logs.
+func serveForBrowser(t *testing.T, db []string, clientID string, extraEnv ...string) (string, []string, *lockedBuffer) {
 	t.Helper()
-	env := append([]string{
-		"HITCH_DATA_DIR=" + t.TempDir(),
+	env := append(append([]string{
 		"HITCH_LOG_FORMAT=json",
 		"HITCH_DEV_CLIENT_ID=" + clientID,
 		"HITCH_DEV_SECRET=" + deliveryDevSecret,
-	}, extraEnv...)
+	}, db...), extraEnv...)
 	ctx, cancel := context.WithCancel(context.Background())
 	logs := &lockedBuffer{}
 	done := make(chan int, 1)
@@ -512,6 +598,28 @@ func serveForBrowser(t *testing.T, clientID string, extraEnv ...string) (string,
 		}
 	})
 	return "http://" + waitFor(t, logs, regexp.MustCompile(`"msg":"hitch listening".*?"addr":"([^"]+)"`)), env, logs
+}
+
+// forEachBrowserStore runs fn as a parallel subtest, named after the
+// store, on each store of databases: SQLite, and PostgreSQL in a schema of
+// the subtest's own when HITCH_TEST_DATABASE_URL is set (required when
+// CI=true).
+func forEachBrowserStore(t *testing.T, fn func(t *testing.T, storeName string, db []string)) {
+	t.Helper()
+	dbs := databases(t)
+	for _, name := range slices.Sorted(maps.Keys(dbs)) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			fn(t, name, dbs[name])
+		})
+	}
+}
+
+// sqliteOnly is the SQLite store of databases, for a browser test whose
+// subject does not depend on the store.
+func sqliteOnly(t *testing.T) []string {
+	t.Helper()
+	return []string{"HITCH_DATA_DIR=" + t.TempDir()}
 }
 
 // requireChromium skips the test without Debian's chromium, or fails it

@@ -154,6 +154,38 @@ try {
     await page.locator('iframe[data-hitch-link]').waitFor({ state: 'detached' });
     report({ viewport: vp.name, scenario: 'expired', errors, title });
 
+    // 3b. The same in Spanish: init's locale picks the flow's language,
+    // while the error the app receives stays English for its code. The
+    // frame's URL names the developer, never the session.
+    if (vp.name === 'desktop') {
+      await page.evaluate(({ session, clientId }) => {
+        window.spanishErrors = [];
+        new window.HitchLink().open({
+          sessionId: session, clientId, environment: 'development', locale: 'es-MX',
+          onError: (product, code, message) => window.spanishErrors.push({ code, message }),
+        });
+      }, { session: process.env.EXPIRED_SESSION, clientId: process.env.CLIENT_ID });
+      flow = page.frameLocator('iframe[data-hitch-link]');
+      await flow.locator('#view-error').waitFor({ state: 'visible' });
+      await page.waitForFunction(() => window.spanishErrors.length > 0);
+      const spanish = await flow.locator('#h-error').textContent();
+      if (spanish.trim() !== 'Esta sesión caducó') throw new Error(`Spanish expiry title: ${spanish}`);
+      const lang = await flow.locator('html').getAttribute('lang');
+      if (lang !== 'es') throw new Error(`<html lang> in Spanish: ${lang}`);
+      const [err] = await page.evaluate(() => window.spanishErrors);
+      if (err.code !== 'Session_Expired' || !/expired/.test(err.message)) {
+        throw new Error(`the app's error in a Spanish flow: ${JSON.stringify(err)}`);
+      }
+      const src = await page.locator('iframe[data-hitch-link]').getAttribute('src');
+      const srcURL = new URL(src, base);
+      if (srcURL.searchParams.get('client_id') !== process.env.CLIENT_ID || src.includes(process.env.EXPIRED_SESSION)) {
+        throw new Error(`the frame's URL: ${src}`);
+      }
+      await shot('error-es');
+      await flow.locator('#error-close').click();
+      await page.locator('iframe[data-hitch-link]').waitFor({ state: 'detached' });
+    }
+
     // 4. A session about to expire: the flow asks the app to extend it.
     if (vp.name === 'desktop') {
       await page.evaluate(({ session, clientId }) => {

@@ -230,7 +230,10 @@ func TestServeFixedDevCredentials(t *testing.T) {
 // waitFor polls buf until re matches and returns its first group.
 func waitFor(t *testing.T, buf *lockedBuffer, re *regexp.Regexp) string {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	// Generous: under -race, with browser tests on both stores in
+	// parallel, a first start (RSA key generation included) was seen to
+	// take more than 15 s on a loaded 2-CPU machine.
+	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
 		if m := re.FindStringSubmatch(buf.String()); m != nil {
 			return m[1]

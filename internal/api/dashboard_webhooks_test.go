@@ -396,7 +396,8 @@ func TestDashboardResendToOneEndpoint(t *testing.T) {
 		eventually(t, "the resend's attempt to be recorded", func() bool { return len(h.attempts(t, eventID)) == 3 })
 		time.Sleep(300 * time.Millisecond)
 		if a, b, c := all.count(), auth.count(), cards.count(); a != 1 || b != 2 || c != 0 {
-			t.Fatalf("deliveries %d, %d, %d; want 1, 2, 0: the resend went to more than the endpoint chosen", a, b, c)
+			t.Fatalf("deliveries %d, %d, %d; want 1, 2, 0: the resend went to more than the endpoint chosen; attempts %+v",
+				a, b, c, h.attempts(t, eventID))
 		}
 		perEndpoint := map[string]int{}
 		for _, at := range h.attempts(t, eventID) {
@@ -420,7 +421,7 @@ func TestDashboardResendToOneEndpoint(t *testing.T) {
 		auth.wait(t, 3)
 		time.Sleep(300 * time.Millisecond)
 		if a, b, c := all.count(), auth.count(), cards.count(); a != 2 || b != 3 || c != 0 {
-			t.Fatalf("deliveries %d, %d, %d; want 2, 3, 0", a, b, c)
+			t.Fatalf("deliveries %d, %d, %d; want 2, 3, 0; attempts %+v", a, b, c, h.attempts(t, eventID))
 		}
 
 		// Another developer's endpoint is not found; nothing is queued or

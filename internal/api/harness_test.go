@@ -167,8 +167,11 @@ func newHarness(t *testing.T, st store.Store, opts ...func(*harnessOptions)) *ha
 	if schedule == nil {
 		schedule = []time.Duration{0, 50 * time.Millisecond, 100 * time.Millisecond}
 	}
+	// The production timeout: a shorter one let an attempt time out on a
+	// loaded CI machine after the receiver had the request, and the retry
+	// was counted as a second delivery.
 	h.webhooks = webhook.NewService(st, h.queue, box, h.developers, events, logger, clk.Now, webhook.Config{
-		Production: o.env == "production", RetrySchedule: schedule, Timeout: 2 * time.Second})
+		Production: o.env == "production", RetrySchedule: schedule, Timeout: webhook.DefaultTimeout})
 	river.AddWorker(workers, h.webhooks.Worker())
 	metrics := prometheus.NewRegistry()
 	if err := h.webhooks.Register(metrics); err != nil {

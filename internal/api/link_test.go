@@ -812,7 +812,9 @@ func TestLinkFlowLogsNoSecrets(t *testing.T) {
 		s := h.flowSession(&client.CreateSessionRequest{Type: "transaction_link", ExternalUserID: "quiet-user"})
 		h.flowCall("/link/api/session", s.Session, nil)
 		st := h.login(s.Session, 1, "user_good", "pass_otp")
-		h.answer(s.Session, st.Challenge, "5829") // a wrong code; "0000" turns up in timestamps
+		// A wrong code, distinct enough not to turn up by chance in a
+		// duration, timestamp or id (a plain "5829" once did).
+		h.answer(s.Session, st.Challenge, "58291736-canary-code")
 		h.login(s.Session, 1, "user_good", "credentials")
 		h.flowCall("/link/api/login", s.Session, map[string]any{"merchant_id": 1, "username": "canary-username", "password": "canary-password", "bogus": 1})
 		h.flowCall("/link/api/answer", s.Session, map[string]any{"challenge": "canary-challenge", "answer": "canary-answer"})
@@ -823,7 +825,7 @@ func TestLinkFlowLogsNoSecrets(t *testing.T) {
 			t.Fatalf("no access log lines: %s", logs)
 		}
 		for _, canary := range []string{s.Session, "pass_otp", "canary-username", "canary-password", "canary-challenge",
-			"canary-answer", st.Challenge, "5829", "quiet-user"} {
+			"canary-answer", st.Challenge, "58291736-canary-code", "quiet-user"} {
 			if strings.Contains(logs, canary) {
 				t.Errorf("logs contain %q", canary)
 			}

@@ -648,9 +648,13 @@ func TestWebhookRemovedEndpointDoesNotFailOthers(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, h *harness) {
 		const events = 10
-		release := make(chan struct{})
-		hold := func(int, http.ResponseWriter) { <-release }
+		held := make(chan struct{})
+		release := sync.OnceFunc(func() { close(held) })
+		hold := func(int, http.ResponseWriter) { <-held }
 		kept, removed := newReceiver(t, hold), newReceiver(t, hold)
+		// Registered after the receivers, so run before they close: a
+		// failure must not leave their handlers, and Close, waiting.
+		t.Cleanup(release)
 		keptID := h.addEndpoint(t, kept.url).ID
 		removedID := h.addEndpoint(t, removed.url).ID
 		for i := range events {
@@ -668,7 +672,7 @@ func TestWebhookRemovedEndpointDoesNotFailOthers(t *testing.T) {
 		if resp := h.do("DELETE", "/webhooks/endpoints/"+removedID, nil, nil); resp.status != 200 {
 			t.Fatalf("remove endpoint: %d %s", resp.status, resp.body)
 		}
-		close(release)
+		release()
 
 		eventually(t, "the kept endpoint's attempts to be recorded and every job to end", func() bool {
 			for _, ev := range h.events(h.clientID) {

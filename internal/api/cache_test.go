@@ -22,16 +22,17 @@ func normal(h *harness, body []byte) []byte {
 	return bytes.ReplaceAll(requestID.ReplaceAll(body, nil), []byte(h.url), nil)
 }
 
-// TestCachedResponsesFollowChanges runs two nodes on one database: one
-// keeps rendered account listings and sync pages (internal/respcache), the
-// other keeps nothing and makes every change. After each change, the
-// caching node must answer exactly what the other does: the cache is
-// checked against versions the database keeps, so a change made through
-// any node is seen at once.
+// TestCachedResponsesFollowChanges runs two nodes on one database, each
+// with its own store handle (its own connections, and what the store keeps
+// while the database is unchanged): one keeps rendered account listings and
+// sync pages (internal/respcache), the other keeps nothing and makes every
+// change. After each change, the caching node must answer exactly what the
+// other does: the cache is checked against versions the database keeps, so
+// a change made through any node is seen at once.
 func TestCachedResponsesFollowChanges(t *testing.T) {
-	storetest.ForEach(t, func(t *testing.T, st store.Store) {
+	storetest.ForEachPair(t, func(t *testing.T, st, st2 store.Store) {
 		cached := newHarness(t, st)
-		plain := newHarness(t, st, func(o *harnessOptions) { o.cacheBytes = -1 })
+		plain := newHarness(t, st2, func(o *harnessOptions) { o.cacheBytes = -1 })
 		plain.clientID, plain.secret = cached.clientID, cached.secret
 
 		// A second developer with a user of the same external id: its

@@ -73,6 +73,11 @@ func Open(ctx context.Context, path string) (*sqlstore.DB, error) {
 		d.Close()
 		return nil, fmt.Errorf("sqlite: %w", err)
 	}
+	// Without the mark (a database without a -shm file, say) every read
+	// goes to the database, as before.
+	if m, err := openWALMark(ctx, &connector{dsn: "file:" + path + "?" + readerQuery.Encode()}, path); err == nil {
+		d.mark = m
+	}
 	return sqlstore.New(d)
 }
 
@@ -87,6 +92,15 @@ func cloneValues(v url.Values) url.Values {
 type driver struct {
 	writer *sql.DB // one connection: SQLite has one writer at a time
 	reader *sql.DB // query_only connections for reads outside transactions
+	mark   *walMark
+}
+
+// Mark is the WAL index's header (walMark).
+func (d *driver) Mark() (sqlstore.Mark, bool) {
+	if d.mark == nil {
+		return sqlstore.Mark{}, false
+	}
+	return d.mark.Mark()
 }
 
 func (d *driver) Name() string { return "sqlite" }
@@ -99,7 +113,11 @@ func (d *driver) Ping(ctx context.Context) error {
 }
 
 func (d *driver) Close() error {
-	return errors.Join(d.reader.Close(), d.writer.Close())
+	var mark error
+	if d.mark != nil {
+		mark = d.mark.Close()
+	}
+	return errors.Join(d.reader.Close(), d.writer.Close(), mark)
 }
 
 func (d *driver) Migrations() fs.FS {

@@ -13,6 +13,9 @@ type DB struct {
 	executor
 	drv        Driver
 	migrations []migration
+	// memo keeps users' accounts versions while the database is unchanged,
+	// when the driver can tell that without a query (a Marker).
+	memo *versionMemo
 }
 
 var _ store.Store = (*DB)(nil)
@@ -23,7 +26,11 @@ func New(drv Driver) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &DB{executor: executor{conn: drv, drv: drv}, drv: drv, migrations: migrations}, nil
+	db := &DB{executor: executor{conn: drv, drv: drv}, drv: drv, migrations: migrations}
+	if m, ok := drv.(Marker); ok {
+		db.memo = newVersionMemo(m)
+	}
+	return db, nil
 }
 
 func (db *DB) Dialect() string                { return db.drv.Name() }

@@ -49,6 +49,18 @@ type Copier interface {
 	CopyFrom(ctx context.Context, table string, columns []string, rows [][]any) (int64, error)
 }
 
+// Mark is a driver's opaque record of the database's last commit: two
+// marks are equal only if no commit, by any connection in any process, came
+// between them.
+type Mark [48]byte
+
+// Marker is a driver that can read the database's Mark without a query
+// (SQLite's WAL index). ok is false when it cannot tell; the caller must
+// then assume the database changed.
+type Marker interface {
+	Mark() (m Mark, ok bool)
+}
+
 // Driver is one dialect's open database.
 type Driver interface {
 	Conn

@@ -60,8 +60,13 @@ func ForEach(t *testing.T, fn func(t *testing.T, st store.Store)) {
 // OpenSQLite opens a migrated SQLite store in the test's temporary directory.
 func OpenSQLite(t testing.TB) store.Store {
 	t.Helper()
+	return openSQLiteAt(t, filepath.Join(t.TempDir(), "hitch.db"))
+}
+
+func openSQLiteAt(t testing.TB, path string) store.Store {
+	t.Helper()
 	ctx := context.Background()
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "hitch.db"))
+	db, err := sqlite.Open(ctx, path)
 	if err != nil {
 		t.Fatalf("open sqlite: %v", err)
 	}
@@ -70,6 +75,25 @@ func OpenSQLite(t testing.TB) store.Store {
 		t.Fatalf("migrate sqlite: %v", err)
 	}
 	return db
+}
+
+// ForEachPair runs fn as a parallel subtest on every backend with two
+// stores open on one database, as two processes (or nodes) have: each with
+// its own connections and whatever it keeps in memory.
+func ForEachPair(t *testing.T, fn func(t *testing.T, a, b store.Store)) {
+	t.Helper()
+	for _, b := range Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			t.Parallel()
+			if b.Name == "sqlite" {
+				path := filepath.Join(t.TempDir(), "hitch.db")
+				fn(t, openSQLiteAt(t, path), openSQLiteAt(t, path))
+				return
+			}
+			schema := NewSchema(t, PostgresURL())
+			fn(t, openPostgresIn(t, schema), openPostgresIn(t, schema))
+		})
+	}
 }
 
 // OpenPostgres creates a schema of the test's own, opens a migrated store in
@@ -88,8 +112,14 @@ func OpenPostgresSchema(t testing.TB) (store.Store, string) {
 		t.Skipf("%s is not set", EnvDatabaseURL)
 	}
 	schema := NewSchema(t, url)
+	return openPostgresIn(t, schema), schema
+}
+
+// openPostgresIn opens a migrated store in schema.
+func openPostgresIn(t testing.TB, schema string) store.Store {
+	t.Helper()
 	ctx := context.Background()
-	db, err := postgres.Open(ctx, url, postgres.Options{Schema: schema, MaxConns: 8})
+	db, err := postgres.Open(ctx, PostgresURL(), postgres.Options{Schema: schema, MaxConns: 8})
 	if err != nil {
 		t.Fatalf("open postgres: %v", err)
 	}
@@ -97,7 +127,7 @@ func OpenPostgresSchema(t testing.TB) (store.Store, string) {
 	if err := db.Migrate(ctx); err != nil {
 		t.Fatalf("migrate postgres: %v", err)
 	}
-	return db, schema
+	return db
 }
 
 // NewSchema creates an empty schema with a random name, dropped at cleanup.

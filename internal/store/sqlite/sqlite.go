@@ -73,11 +73,8 @@ func Open(ctx context.Context, path string) (*sqlstore.DB, error) {
 		d.Close()
 		return nil, fmt.Errorf("sqlite: %w", err)
 	}
-	// Without the mark (a database without a -shm file, say) every read
-	// goes to the database, as before.
-	if m, err := openWALMark(ctx, &connector{dsn: "file:" + path + "?" + readerQuery.Encode()}, path); err == nil {
-		d.mark = m
-	}
+	// Without a mark (MarkErr says why) every read goes to the database.
+	d.mark = openWALMark(ctx, &connector{dsn: "file:" + path + "?" + readerQuery.Encode()})
 	return sqlstore.New(d)
 }
 
@@ -103,6 +100,13 @@ func (d *driver) Mark() (sqlstore.Mark, bool) {
 	return d.mark.Mark()
 }
 
+func (d *driver) MarkErr() error {
+	if d.mark == nil {
+		return errors.New("the store is not open")
+	}
+	return d.mark.MarkErr()
+}
+
 func (d *driver) Name() string { return "sqlite" }
 
 func (d *driver) Ping(ctx context.Context) error {
@@ -112,12 +116,15 @@ func (d *driver) Ping(ctx context.Context) error {
 	return d.reader.PingContext(ctx)
 }
 
+// Close closes the pools, then the mark: its descriptor of the -shm file
+// may be the process's last, and closing it drops the process's locks on
+// the file, which SQLite's connections must no longer need.
 func (d *driver) Close() error {
-	var mark error
+	err := errors.Join(d.reader.Close(), d.writer.Close())
 	if d.mark != nil {
-		mark = d.mark.Close()
+		err = errors.Join(err, d.mark.Close())
 	}
-	return errors.Join(d.reader.Close(), d.writer.Close(), mark)
+	return err
 }
 
 func (d *driver) Migrations() fs.FS {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -34,11 +35,11 @@ func openAt(t *testing.T, path string) *sqlstore.DB {
 // own.
 func markOf(t *testing.T, path string) func() sqlstore.Mark {
 	t.Helper()
-	w, err := openWALMark(context.Background(), &connector{dsn: "file:" + path + "?_pragma=query_only(1)"}, path)
-	if err != nil {
+	w := openWALMark(context.Background(), &connector{dsn: "file:" + path + "?_pragma=query_only(1)"})
+	t.Cleanup(func() { w.Close() })
+	if err := w.MarkErr(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { w.Close() })
 	return func() sqlstore.Mark {
 		t.Helper()
 		m, ok := w.Mark()
@@ -152,7 +153,7 @@ func linkInProcess(t *testing.T, path, userID string, merchant int64) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestLinkHelperProcess$", "-test.count=1")
 	cmd.Env = append(os.Environ(), "HITCH_HELPER_DB="+path, "HITCH_HELPER_USER="+userID,
-		"HITCH_HELPER_MERCHANT="+string(rune('0'+merchant)))
+		"HITCH_HELPER_MERCHANT="+strconv.FormatInt(merchant, 10))
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("helper process: %v\n%s", err, out)
 	}
@@ -165,5 +166,76 @@ func TestLinkHelperProcess(t *testing.T) {
 	if path == "" {
 		t.Skip("run by linkInProcess")
 	}
-	linkIn(t, openAt(t, path), os.Getenv("HITCH_HELPER_USER"), int64(os.Getenv("HITCH_HELPER_MERCHANT")[0]-'0'))
+	merchant, err := strconv.ParseInt(os.Getenv("HITCH_HELPER_MERCHANT"), 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	linkIn(t, openAt(t, path), os.Getenv("HITCH_HELPER_USER"), merchant)
+}
+
+// The store keeps versions (its mark answers) on a database opened as
+// serve opens it, and reads the -shm file SQLite uses, also when the
+// database's path is a symbolic link.
+func TestWALMarkIsOn(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	real := filepath.Join(dir, "real.db")
+	openAt(t, real)
+	link := filepath.Join(dir, "link.db")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	// A stale -shm file beside the link must not be the one read.
+	if err := os.WriteFile(link+"-shm", make([]byte, 32768), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	db := openAt(t, link)
+	if err := db.VersionMemoErr(); err != nil {
+		t.Fatalf("the version memo is off: %v", err)
+	}
+	w := openWALMark(context.Background(), &connector{dsn: "file:" + link + "?_pragma=query_only(1)"})
+	t.Cleanup(func() { w.Close() })
+	if w.shm == nil || w.shm.path != real+"-shm" {
+		t.Fatalf("reads %+v (%v), want %s", w.shm, w.MarkErr(), real+"-shm")
+	}
+	before, _ := w.Mark()
+	if _, err := db.ClientInsert(context.Background(), &store.ClientInsertParams{ID: "c", Name: "C", Environment: "development", CreatedAt: t0}); err != nil {
+		t.Fatal(err)
+	}
+	if after, ok := w.Mark(); !ok || after == before {
+		t.Fatal("a commit through the link left the mark as it was")
+	}
+}
+
+// A walMark's descriptor of the -shm file outlives every store of the
+// process on the database: closing it would drop the POSIX locks SQLite's
+// connections hold on the file.
+func TestWALMarkSharesItsDescriptor(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "hitch.db")
+	a, err := Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := openAt(t, path)
+	shmFiles.Lock()
+	s := shmFiles.m[path+"-shm"]
+	refs := 0
+	if s != nil {
+		refs = s.refs
+	}
+	shmFiles.Unlock()
+	if refs != 2 {
+		t.Fatalf("%d walMarks read the -shm file, want 2 (one per store)", refs)
+	}
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// b's connections still hold their locks: the descriptor is open.
+	if _, err := s.f.Stat(); err != nil {
+		t.Fatalf("the descriptor was closed while a store was open: %v", err)
+	}
+	if _, err := b.ClientInsert(context.Background(), &store.ClientInsertParams{ID: "c", Name: "C", Environment: "development", CreatedAt: t0}); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/hitchdev/hitch/internal/store"
 )
@@ -28,7 +29,7 @@ func New(drv Driver) (*DB, error) {
 	}
 	db := &DB{executor: executor{conn: drv, drv: drv}, drv: drv, migrations: migrations}
 	if m, ok := drv.(Marker); ok {
-		db.memo = newVersionMemo(m)
+		db.memo = newVersionMemo(m, time.Now)
 	}
 	return db, nil
 }

@@ -27,6 +27,8 @@ const EnvDatabaseURL = "HITCH_TEST_DATABASE_URL"
 type Backend struct {
 	Name string
 	Open func(t testing.TB) store.Store
+	// OpenPair opens two stores on one fresh database.
+	OpenPair func(t testing.TB) (store.Store, store.Store)
 }
 
 // Backends lists SQLite always and PostgreSQL when HITCH_TEST_DATABASE_URL is
@@ -34,9 +36,9 @@ type Backend struct {
 // silently halving the suite.
 func Backends(t testing.TB) []Backend {
 	t.Helper()
-	backends := []Backend{{Name: "sqlite", Open: OpenSQLite}}
+	backends := []Backend{{Name: "sqlite", Open: OpenSQLite, OpenPair: openSQLitePair}}
 	if PostgresURL() != "" {
-		backends = append(backends, Backend{Name: "postgres", Open: OpenPostgres})
+		backends = append(backends, Backend{Name: "postgres", Open: OpenPostgres, OpenPair: openPostgresPair})
 	} else if os.Getenv("CI") == "true" {
 		t.Fatalf("%s is not set: CI must run the suite on PostgreSQL too", EnvDatabaseURL)
 	}
@@ -85,15 +87,20 @@ func ForEachPair(t *testing.T, fn func(t *testing.T, a, b store.Store)) {
 	for _, b := range Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {
 			t.Parallel()
-			if b.Name == "sqlite" {
-				path := filepath.Join(t.TempDir(), "hitch.db")
-				fn(t, openSQLiteAt(t, path), openSQLiteAt(t, path))
-				return
-			}
-			schema := NewSchema(t, PostgresURL())
-			fn(t, openPostgresIn(t, schema), openPostgresIn(t, schema))
+			first, second := b.OpenPair(t)
+			fn(t, first, second)
 		})
 	}
+}
+
+func openSQLitePair(t testing.TB) (store.Store, store.Store) {
+	path := filepath.Join(t.TempDir(), "hitch.db")
+	return openSQLiteAt(t, path), openSQLiteAt(t, path)
+}
+
+func openPostgresPair(t testing.TB) (store.Store, store.Store) {
+	schema := NewSchema(t, PostgresURL())
+	return openPostgresIn(t, schema), openPostgresIn(t, schema)
 }
 
 // OpenPostgres creates a schema of the test's own, opens a migrated store in

@@ -18,7 +18,7 @@ import (
 // linked for the card switcher, receive the cards in turn.
 const (
 	// maxAccounts bounds --accounts: merchants 1 to 10 offer the card
-	// switcher, as hitch.LinkAccounts relies on too.
+	// switcher.
 	maxAccounts = hitch.LinkedAccounts
 	cardID      = "bench-card"
 	// poolSize is how many distinct JWEs each side rotates through.

@@ -68,15 +68,16 @@ func (a *APIClient) PostJSON(ctx context.Context, path string, v any) ([]byte, e
 	return got, nil
 }
 
-// LinkAccounts links merchants 1..LinkedAccounts to ExternalUserID for the
-// card switcher.
+// LinkAccounts links merchants 1..LinkedAccounts to ExternalUserID for
+// transactions, with none to deliver: the listing then stays as it is for
+// the whole run. (A link for the card switcher opens a task that fails when
+// its card window ends, 15 s later, and changes the listing under load.)
 func LinkAccounts(ctx context.Context, api *APIClient) error {
 	for merchantID := 1; merchantID <= LinkedAccounts; merchantID++ {
 		_, err := api.PostJSON(ctx, "/development/accounts/link", map[string]any{
 			"external_user_id": ExternalUserID,
 			"merchant_id":      merchantID,
-			"card_switcher":    true,
-			"card_id":          "card-1",
+			"transactions":     map[string]any{"new": false},
 		})
 		if err != nil {
 			return fmt.Errorf("link merchant %d: %w", merchantID, err)

@@ -31,6 +31,22 @@ func openAt(t *testing.T, path string) *sqlstore.DB {
 	return db
 }
 
+// openWithClient opens a store in a new directory, with client c.
+func openWithClient(t *testing.T) (*sqlstore.DB, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "hitch.db")
+	db := openAt(t, path)
+	insertClient(t, db)
+	return db, path
+}
+
+func insertClient(t *testing.T, db *sqlstore.DB) {
+	t.Helper()
+	if _, err := db.ClientInsert(context.Background(), &store.ClientInsertParams{ID: "c", Name: "C", Environment: "development", CreatedAt: t0}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // markOf reads the mark of the database at path through a walMark of its
 // own.
 func markOf(t *testing.T, path string) func() sqlstore.Mark {
@@ -56,11 +72,7 @@ func markOf(t *testing.T, path string) func() sqlstore.Mark {
 func TestWALMarkChangesWithEveryCommit(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "hitch.db")
-	db := openAt(t, path)
-	if _, err := db.ClientInsert(ctx, &store.ClientInsertParams{ID: "c", Name: "C", Environment: "development", CreatedAt: t0}); err != nil {
-		t.Fatal(err)
-	}
+	db, path := openWithClient(t)
 	mark := markOf(t, path)
 	before := mark()
 	for range 3 {
@@ -93,11 +105,7 @@ func TestWALMarkChangesWithEveryCommit(t *testing.T) {
 func TestAccountsVersionSeesEveryWriter(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "hitch.db")
-	db := openAt(t, path)
-	if _, err := db.ClientInsert(ctx, &store.ClientInsertParams{ID: "c", Name: "C", Environment: "development", CreatedAt: t0}); err != nil {
-		t.Fatal(err)
-	}
+	db, path := openWithClient(t)
 	user := linkIn(t, db, "", 1)
 	version := func() int64 {
 		t.Helper()
@@ -199,9 +207,7 @@ func TestWALMarkIsOn(t *testing.T) {
 		t.Fatalf("reads %+v (%v), want %s", w.shm, w.MarkErr(), real+"-shm")
 	}
 	before, _ := w.Mark()
-	if _, err := db.ClientInsert(context.Background(), &store.ClientInsertParams{ID: "c", Name: "C", Environment: "development", CreatedAt: t0}); err != nil {
-		t.Fatal(err)
-	}
+	insertClient(t, db)
 	if after, ok := w.Mark(); !ok || after == before {
 		t.Fatal("a commit through the link left the mark as it was")
 	}
@@ -235,7 +241,5 @@ func TestWALMarkSharesItsDescriptor(t *testing.T) {
 	if _, err := s.f.Stat(); err != nil {
 		t.Fatalf("the descriptor was closed while a store was open: %v", err)
 	}
-	if _, err := b.ClientInsert(context.Background(), &store.ClientInsertParams{ID: "c", Name: "C", Environment: "development", CreatedAt: t0}); err != nil {
-		t.Fatal(err)
-	}
+	insertClient(t, b)
 }

@@ -170,7 +170,7 @@ func NewService(st store.Store, q *queue.Queue, box *seal.Box, secrets Secrets, 
 	}
 	s := &Service{store: st, queue: q, box: box, secrets: secrets, events: events, log: log, now: now,
 		cfg: cfg, policy: policy, client: netguard.NewHTTPClient(policy, cfg.Timeout, cfg.Workers), metrics: newMetrics(),
-		clientSecrets: map[string]cachedSecret{}, recorder: &recorder{store: st}}
+		clientSecrets: map[string]cachedSecret{}, recorder: newRecorder(st)}
 	events.SetDispatcher(s)
 	return s
 }

@@ -85,12 +85,16 @@ func (rc *recorder) record(r *successRecord) error {
 func (rc *recorder) commit(group []*successRecord) {
 	if len(group) > 1 {
 		err := rc.store.InTx(group[0].ctx, func(ex store.Executor) error {
-			for _, r := range group {
-				if err := writeSuccess(ex, r); err != nil {
+			ids := make([]int64, len(group))
+			for i, r := range group {
+				if err := writeAttempt(ex, r); err != nil {
 					return err
 				}
+				ids[i] = r.job.ID
 			}
-			return nil
+			// Every job of the group in one statement (any record's
+			// context carries the River client).
+			return queue.CompleteManyTx(group[0].ctx, ex, ids)
 		})
 		if err == nil {
 			for _, r := range group {
@@ -104,7 +108,19 @@ func (rc *recorder) commit(group []*successRecord) {
 	}
 }
 
+// writeSuccess writes r's attempt and completes its job. Completing the
+// job with its attempt means a crash between the two cannot send this
+// delivery again.
 func writeSuccess(ex store.Executor, r *successRecord) error {
+	if err := writeAttempt(ex, r); err != nil {
+		return err
+	}
+	return queue.CompleteTx(r.ctx, ex, r.job)
+}
+
+// writeAttempt writes r's attempt, and the end of its endpoint's failing
+// streak if there was one.
+func writeAttempt(ex store.Executor, r *successRecord) error {
 	if err := ex.WebhookAttemptInsert(r.ctx, r.attempt); err != nil {
 		return err
 	}
@@ -113,7 +129,5 @@ func writeSuccess(ex store.Executor, r *successRecord) error {
 			return err
 		}
 	}
-	// Completing the job with its attempt means a crash between the two
-	// cannot send this delivery again.
-	return queue.CompleteTx(r.ctx, ex, r.job)
+	return nil
 }

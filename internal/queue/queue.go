@@ -281,8 +281,9 @@ func CompleteTx[TArgs river.JobArgs](ctx context.Context, ex store.Executor, job
 // recorded together completes its jobs in one round trip instead of one
 // each. ctx must be a context River handed to one of their workers (it
 // carries the client). Unlike CompleteTx it applies no metadata updates
-// made through the work context; the callers make none. It fails unless
-// every job was running.
+// made through the work context (River's own completion afterwards merges
+// them). It fails unless every job is completed once it has run: a job
+// that was running, or one completed already.
 func CompleteManyTx(ctx context.Context, ex store.Executor, ids []int64) error {
 	raw, ok := ex.(interface{ Raw() any })
 	if !ok {
@@ -291,9 +292,9 @@ func CompleteManyTx(ctx context.Context, ex store.Executor, ids []int64) error {
 	var err error
 	switch tx := raw.Raw().(type) {
 	case *sql.Tx:
-		err = completeMany(ctx, river.ClientFromContext[*sql.Tx](ctx), tx, ids)
+		err = completeMany[*sql.Tx](ctx, tx, ids)
 	case pgx.Tx:
-		err = completeMany(ctx, river.ClientFromContext[pgx.Tx](ctx), tx, ids)
+		err = completeMany[pgx.Tx](ctx, tx, ids)
 	default:
 		err = fmt.Errorf("transaction is %T", tx)
 	}
@@ -303,9 +304,10 @@ func CompleteManyTx(ctx context.Context, ex store.Executor, ids []int64) error {
 	return nil
 }
 
-func completeMany[TTx any](ctx context.Context, client *river.Client[TTx], tx TTx, ids []int64) error {
-	if client == nil {
-		return errors.New("no River client in the context")
+func completeMany[TTx any](ctx context.Context, tx TTx, ids []int64) error {
+	client, err := river.ClientFromContextSafely[TTx](ctx)
+	if err != nil {
+		return err
 	}
 	n := len(ids)
 	p := &riverdriver.JobSetStateIfRunningManyParams{

@@ -2,6 +2,7 @@ package webhook
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	"github.com/riverqueue/river"
@@ -71,7 +72,9 @@ func (rc *recorder) record(r *successRecord) error {
 		group := rc.pending[:n:n]
 		rc.pending = rc.pending[n:]
 		rc.mu.Unlock()
-		rc.commit(group)
+		for i, err := range rc.commit(group) {
+			group[i].done <- err
+		}
 		rc.mu.Lock()
 	}
 	rc.flushers--
@@ -79,12 +82,26 @@ func (rc *recorder) record(r *successRecord) error {
 	return <-r.done
 }
 
-// commit writes a group in one transaction. If that fails, each record is
-// tried alone, so that one bad record (the attempt of an endpoint removed
-// meanwhile, say) cannot fail the others.
-func (rc *recorder) commit(group []*successRecord) {
+// commit writes a group in one transaction and returns each record's
+// result. If that fails, each record is tried alone, so that one bad
+// record (the attempt of an endpoint removed meanwhile, say) cannot fail
+// the others. A panic fails every record not yet written, so that no
+// worker is left waiting for its result.
+func (rc *recorder) commit(group []*successRecord) (errs []error) {
+	errs = make([]error, len(group))
+	written := 0
+	defer func() {
+		if p := recover(); p != nil {
+			for i := written; i < len(group); i++ {
+				errs[i] = fmt.Errorf("webhook: recording the delivery panicked: %v", p)
+			}
+		}
+	}()
 	if len(group) > 1 {
-		err := rc.store.InTx(group[0].ctx, func(ex store.Executor) error {
+		// The records' contexts carry no cancellation (Work strips it):
+		// the group has a deadline of its own.
+		ctx, cancel := context.WithTimeout(group[0].ctx, RecordSlack)
+		err := rc.store.InTx(ctx, func(ex store.Executor) error {
 			ids := make([]int64, len(group))
 			for i, r := range group {
 				if err := writeAttempt(ex, r); err != nil {
@@ -94,23 +111,23 @@ func (rc *recorder) commit(group []*successRecord) {
 			}
 			// Every job of the group in one statement (any record's
 			// context carries the River client).
-			return queue.CompleteManyTx(group[0].ctx, ex, ids)
+			return queue.CompleteManyTx(ctx, ex, ids)
 		})
+		cancel()
 		if err == nil {
-			for _, r := range group {
-				r.done <- nil
-			}
-			return
+			written = len(group)
+			return errs
 		}
 	}
-	for _, r := range group {
-		r.done <- rc.store.InTx(r.ctx, func(ex store.Executor) error { return writeSuccess(ex, r) })
+	for i, r := range group {
+		ctx, cancel := context.WithTimeout(r.ctx, RecordSlack)
+		errs[i] = rc.store.InTx(ctx, func(ex store.Executor) error { return writeSuccess(ex, r) })
+		cancel()
+		written = i + 1
 	}
+	return errs
 }
 
-// writeSuccess writes r's attempt and completes its job. Completing the
-// job with its attempt means a crash between the two cannot send this
-// delivery again.
 func writeSuccess(ex store.Executor, r *successRecord) error {
 	if err := writeAttempt(ex, r); err != nil {
 		return err

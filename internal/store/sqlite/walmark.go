@@ -39,8 +39,10 @@ import (
 type walMark struct {
 	keeper *sql.DB
 	conn   *sql.Conn
-	shm    *shmFile
-	err    error // why Mark never answers, or nil
+	// shm is the file Mark reads, nil when it never answers; held is the
+	// file's reference, released by Close even then.
+	shm, held *shmFile
+	err       error // why Mark never answers, or nil
 }
 
 // walIndexVersion is the WAL-index format's version, the header's first
@@ -78,16 +80,20 @@ func openWALMark(ctx context.Context, c *connector) *walMark {
 		w.err = errors.New("the database has no file")
 		return w
 	}
-	if w.shm, err = acquireShm(file + "-shm"); err != nil {
+	shm, err := acquireShm(file + "-shm")
+	if err != nil {
 		w.err = err
 		return w
 	}
+	// Held whatever follows: Close lets go of it, after the store's pools.
+	w.held, w.shm = shm, shm
 	// A header caught mid-commit is not a reason to give up for good.
 	for range 10 {
-		if _, ok := w.Mark(); ok {
+		if _, ok := w.read(); ok {
 			return w
 		}
 	}
+	w.shm = nil
 	w.err = fmt.Errorf("the WAL index of %s has no header this code reads", file)
 	return w
 }
@@ -98,6 +104,11 @@ func (w *walMark) Mark() (m sqlstore.Mark, ok bool) {
 	if w.shm == nil {
 		return m, false
 	}
+	return w.read()
+}
+
+// read reads the header (Mark, once openWALMark has checked it can).
+func (w *walMark) read() (m sqlstore.Mark, ok bool) {
 	var second sqlstore.Mark
 	if n, _ := w.shm.f.ReadAt(m[:], 0); n != len(m) {
 		return m, false
@@ -132,8 +143,8 @@ func (w *walMark) Close() error {
 		err = w.conn.Close()
 	}
 	err = errors.Join(err, w.keeper.Close())
-	if w.shm != nil {
-		releaseShm(w.shm)
+	if w.held != nil {
+		releaseShm(w.held)
 	}
 	return err
 }

@@ -257,23 +257,13 @@ func pendingPostgres(ctx context.Context, pool *pgxpool.Pool, kind string) (int6
 // that the work the job recorded there and its completion commit together.
 // ctx must be the one River handed to the worker.
 func CompleteTx[TArgs river.JobArgs](ctx context.Context, ex store.Executor, job *river.Job[TArgs]) error {
-	raw, ok := ex.(interface{ Raw() any })
-	if !ok {
-		return errors.New("queue: complete outside a transaction")
-	}
-	var err error
-	switch tx := raw.Raw().(type) {
-	case *sql.Tx:
-		_, err = river.JobCompleteTx[*riversqlite.Driver](ctx, tx, job)
-	case pgx.Tx:
-		_, err = river.JobCompleteTx[*riverpgxv5.Driver](ctx, tx, job)
-	default:
-		err = fmt.Errorf("transaction is %T", tx)
-	}
-	if err != nil {
-		return fmt.Errorf("queue: complete: %w", err)
-	}
-	return nil
+	return completeIn(ex, func(tx *sql.Tx) error {
+		_, err := river.JobCompleteTx[*riversqlite.Driver](ctx, tx, job)
+		return err
+	}, func(tx pgx.Tx) error {
+		_, err := river.JobCompleteTx[*riverpgxv5.Driver](ctx, tx, job)
+		return err
+	})
 }
 
 // CompleteManyTx marks running jobs completed in the store transaction ex
@@ -285,6 +275,13 @@ func CompleteTx[TArgs river.JobArgs](ctx context.Context, ex store.Executor, job
 // them). It fails unless every job is completed once it has run: a job
 // that was running, or one completed already.
 func CompleteManyTx(ctx context.Context, ex store.Executor, ids []int64) error {
+	return completeIn(ex, func(tx *sql.Tx) error { return completeMany(ctx, tx, ids) },
+		func(tx pgx.Tx) error { return completeMany(ctx, tx, ids) })
+}
+
+// completeIn runs the completion for ex's native transaction: onSQLite
+// for SQLite's, onPostgres for PostgreSQL's.
+func completeIn(ex store.Executor, onSQLite func(*sql.Tx) error, onPostgres func(pgx.Tx) error) error {
 	raw, ok := ex.(interface{ Raw() any })
 	if !ok {
 		return errors.New("queue: complete outside a transaction")
@@ -292,9 +289,9 @@ func CompleteManyTx(ctx context.Context, ex store.Executor, ids []int64) error {
 	var err error
 	switch tx := raw.Raw().(type) {
 	case *sql.Tx:
-		err = completeMany[*sql.Tx](ctx, tx, ids)
+		err = onSQLite(tx)
 	case pgx.Tx:
-		err = completeMany[pgx.Tx](ctx, tx, ids)
+		err = onPostgres(tx)
 	default:
 		err = fmt.Errorf("transaction is %T", tx)
 	}

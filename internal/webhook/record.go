@@ -1,8 +1,10 @@
 package webhook
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/riverqueue/river"
@@ -102,9 +104,14 @@ func (rc *recorder) commit(group []*successRecord) (errs []error) {
 		// the group has a deadline of its own.
 		ctx, cancel := context.WithTimeout(group[0].ctx, RecordSlack)
 		err := rc.store.InTx(ctx, func(ex store.Executor) error {
+			// Endpoint rows first, each once and in one order, so that
+			// groups committing at once cannot deadlock on them.
+			if err := clearStreaks(ex, group); err != nil {
+				return err
+			}
 			ids := make([]int64, len(group))
 			for i, r := range group {
-				if err := writeAttempt(ex, r); err != nil {
+				if err := ex.WebhookAttemptInsert(r.ctx, r.attempt); err != nil {
 					return err
 				}
 				ids[i] = r.job.ID
@@ -128,21 +135,32 @@ func (rc *recorder) commit(group []*successRecord) (errs []error) {
 	return errs
 }
 
+// writeSuccess writes r's attempt, ends its endpoint's failing streak if
+// there was one, and completes its job. Completing the job with its
+// attempt means a crash between the two cannot send this delivery again.
 func writeSuccess(ex store.Executor, r *successRecord) error {
-	if err := writeAttempt(ex, r); err != nil {
+	if err := clearStreaks(ex, []*successRecord{r}); err != nil {
+		return err
+	}
+	if err := ex.WebhookAttemptInsert(r.ctx, r.attempt); err != nil {
 		return err
 	}
 	return queue.CompleteTx(r.ctx, ex, r.job)
 }
 
-// writeAttempt writes r's attempt, and the end of its endpoint's failing
-// streak if there was one.
-func writeAttempt(ex store.Executor, r *successRecord) error {
-	if err := ex.WebhookAttemptInsert(r.ctx, r.attempt); err != nil {
-		return err
+// clearStreaks ends the failing streak of the endpoints of records that
+// found theirs failing, each endpoint once, in the order of their ids.
+func clearStreaks(ex store.Executor, group []*successRecord) error {
+	type endpoint struct{ id, clientID string }
+	var eps []endpoint
+	for _, r := range group {
+		if r.clearFailing {
+			eps = append(eps, endpoint{r.attempt.EndpointID, r.attempt.ClientID})
+		}
 	}
-	if r.clearFailing {
-		if _, err := ex.WebhookEndpointSetFailing(r.ctx, r.attempt.ClientID, r.attempt.EndpointID, nil); err != nil {
+	slices.SortFunc(eps, func(a, b endpoint) int { return cmp.Or(cmp.Compare(a.id, b.id), cmp.Compare(a.clientID, b.clientID)) })
+	for _, ep := range slices.Compact(eps) {
+		if _, err := ex.WebhookEndpointSetFailing(group[0].ctx, ep.clientID, ep.id, nil); err != nil {
 			return err
 		}
 	}

@@ -175,7 +175,10 @@ func (e *executor) WebhookEndpointDisable(ctx context.Context, clientID, id, rea
 
 func (e *executor) WebhookEndpointSetFailing(ctx context.Context, clientID, id string, failingSince *time.Time) (*time.Time, error) {
 	if failingSince == nil {
-		_, err := e.conn.Exec(ctx, `UPDATE webhook_endpoints SET failing_since = NULL WHERE client_id = $1 AND id = $2`, clientID, id)
+		// Only a failing endpoint is written (and, on PostgreSQL, locked):
+		// concurrent groups of delivery records all clear the streak.
+		_, err := e.conn.Exec(ctx, `UPDATE webhook_endpoints SET failing_since = NULL
+			WHERE client_id = $1 AND id = $2 AND failing_since IS NOT NULL`, clientID, id)
 		return nil, e.wrap("webhook endpoint: set failing", err)
 	}
 	var since *time.Time

@@ -26,13 +26,14 @@ import (
 
 // options are the command-line flags.
 type options struct {
-	hitch    hitch.Config // --database-url, --repo, --keep
-	endpoint endpoint
-	conns    int
-	duration time.Duration
-	warmup   time.Duration
-	coldRuns int
-	jsonPath string
+	hitch     hitch.Config // --database-url, --repo, --keep
+	endpoint  endpoint
+	conns     int
+	duration  time.Duration
+	warmup    time.Duration
+	coldRuns  int
+	debugAddr string
+	jsonPath  string
 }
 
 func main() { cli.Main("bench/accounts", dispatch) }
@@ -62,6 +63,7 @@ func parseFlags(args []string, errOut io.Writer) (options, error) {
 	fs.DurationVar(&o.duration, "duration", 10*time.Second, "measured load phase per target")
 	fs.DurationVar(&o.warmup, "warmup", 2*time.Second, "unmeasured load before the measured phase")
 	fs.IntVar(&o.coldRuns, "cold-runs", 5, "cold starts to time (0 skips them)")
+	fs.StringVar(&o.debugAddr, "debug-addr", "", "pass --debug-addr to the loaded hitch, to profile it with pprof (e.g. 127.0.0.1:6060)")
 	fs.StringVar(&o.jsonPath, "json", "", "also write the results as JSON to this file")
 	if err := cli.ParseFlags(fs, args, errOut, "usage: go run ./bench/accounts [flags]"); err != nil {
 		return o, err

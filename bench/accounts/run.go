@@ -25,7 +25,7 @@ func run(ctx context.Context, o options, out, errOut io.Writer) error {
 	if rep.ColdStart, err = measureColdStarts(ctx, launcher, o.coldRuns); err != nil {
 		return err
 	}
-	targets, err := startTargets(ctx, launcher, o.endpoint)
+	targets, err := startTargets(ctx, launcher, o.endpoint, o.debugAddr)
 	if err != nil {
 		return err
 	}
@@ -80,8 +80,12 @@ func measureColdStarts(ctx context.Context, launcher *hitch.Launcher, runs int) 
 // startTargets starts Hitch with ep's fixture, then the bare handler
 // serving the exact bytes Hitch answered with. They are returned in the
 // order they are loaded: bare first.
-func startTargets(ctx context.Context, launcher *hitch.Launcher, ep endpoint) ([]target, error) {
-	h, base, err := launcher.Start(ctx, "load")
+func startTargets(ctx context.Context, launcher *hitch.Launcher, ep endpoint, debugAddr string) ([]target, error) {
+	var flags []string
+	if debugAddr != "" {
+		flags = append(flags, "--debug-addr", debugAddr)
+	}
+	h, base, err := launcher.Start(ctx, "load", flags...)
 	if err != nil {
 		return nil, err
 	}

@@ -10,39 +10,63 @@ import (
 	"regexp"
 	"runtime/debug"
 	"time"
+
+	"github.com/hitchdev/hitch/internal/store"
 )
 
 // APIVersion is the only Knot-Version the API speaks; it is echoed on every
 // response.
 const APIVersion = "2.0"
 
-type requestIDKey struct{}
+// apiVersionHeader is the Knot-Version header's value, shared by every
+// response (nothing modifies it) so that setting it allocates nothing.
+var apiVersionHeader = []string{APIVersion}
+
+// requestState is what the middleware learns about a request while it is
+// served: its id, and the developer once authenticated. It is put in the
+// context once, by withRequestID, and filled in in place, so that each
+// request makes one context and one shallow copy of the request, not one per
+// layer.
+type requestState struct {
+	id     string
+	client *store.Client
+}
+
+type requestStateKey struct{}
+
+func stateFrom(ctx context.Context) *requestState {
+	st, _ := ctx.Value(requestStateKey{}).(*requestState)
+	return st
+}
 
 // incomingRequestID is what an X-Request-Id from the caller must look like
 // to be honoured; anything else is replaced.
 var incomingRequestID = regexp.MustCompile(`^[A-Za-z0-9._:-]{8,128}$`)
 
 func requestIDFrom(ctx context.Context) string {
-	id, _ := ctx.Value(requestIDKey{}).(string)
-	return id
+	if st := stateFrom(ctx); st != nil {
+		return st.id
+	}
+	return ""
 }
 
 func newRequestID() string {
-	b := make([]byte, 12)
-	_, _ = rand.Read(b)
-	return "req_" + hex.EncodeToString(b)
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return "req_" + hex.EncodeToString(b[:])
 }
 
 // withRequestID gives every request an id (the caller's, when sane), echoed
-// in X-Request-Id and in error bodies, and the API version header.
+// in X-Request-Id and in error bodies.
 func (s *Server) withRequestID(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := r.Header.Get("X-Request-Id")
 		if !incomingRequestID.MatchString(id) {
 			id = newRequestID()
 		}
-		w.Header().Set("X-Request-Id", id)
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id)))
+		w.Header()["X-Request-Id"] = []string{id}
+		st := &requestState{id: id}
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestStateKey{}, st)))
 	})
 }
 
@@ -50,7 +74,7 @@ func (s *Server) withRequestID(next http.Handler) http.Handler {
 // request for another one.
 func (s *Server) withVersion(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Knot-Version", APIVersion)
+		w.Header()["Knot-Version"] = apiVersionHeader
 		if v := r.Header.Get("Knot-Version"); v != "" && v != APIVersion {
 			writeError(w, r, s.Logger, &Error{Status: http.StatusBadRequest, Type: TypeInvalidRequest,
 				Code: CodeInvalidField, Message: fmt.Sprintf("The Knot-Version header must be %s.", APIVersion)})
@@ -60,45 +84,35 @@ func (s *Server) withVersion(next http.Handler) http.Handler {
 	})
 }
 
-// logFields are filled in while a request is served and read by the access
-// log when it ends.
-type logFields struct {
-	clientID string
-}
-
-type logFieldsKey struct{}
-
-func setLogClient(ctx context.Context, clientID string) {
-	if f, ok := ctx.Value(logFieldsKey{}).(*logFields); ok {
-		f.clientID = clientID
-	}
-}
-
 // withAccessLog logs one line per request: method, path (never the query,
 // which holds user ids), status, size, duration, request and client id.
 // Headers are never logged, so neither is Authorization.
 func (s *Server) withAccessLog(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		fields := &logFields{}
 		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
-		next.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), logFieldsKey{}, fields)))
+		next.ServeHTTP(rec, r)
 		level := slog.LevelInfo
 		if rec.status >= 500 {
 			level = slog.LevelError
 		}
-		attrs := []slog.Attr{
+		attrs := [7]slog.Attr{
 			slog.String("method", r.Method),
 			slog.String("path", r.URL.Path),
 			slog.Int("status", rec.status),
 			slog.Int("bytes", rec.bytes),
 			slog.Duration("duration", time.Since(start)),
-			slog.String("request_id", requestIDFrom(r.Context())),
 		}
-		if fields.clientID != "" {
-			attrs = append(attrs, slog.String("client_id", fields.clientID))
+		n := 5
+		if st := stateFrom(r.Context()); st != nil {
+			attrs[n] = slog.String("request_id", st.id)
+			n++
+			if st.client != nil {
+				attrs[n] = slog.String("client_id", st.client.ID)
+				n++
+			}
 		}
-		s.Logger.LogAttrs(r.Context(), level, "request", attrs...)
+		s.Logger.LogAttrs(r.Context(), level, "request", attrs[:n]...)
 	})
 }
 

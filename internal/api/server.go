@@ -179,8 +179,12 @@ func (s *Server) authed(h handlerFunc) http.Handler {
 				return errRateLimited(retry)
 			}
 		}
-		setLogClient(r.Context(), client.ID)
-		return h(w, r.WithContext(withClient(r.Context(), client)))
+		if st := stateFrom(r.Context()); st != nil {
+			st.client = client
+		} else {
+			r = r.WithContext(context.WithValue(r.Context(), requestStateKey{}, &requestState{client: client}))
+		}
+		return h(w, r)
 	})
 }
 
@@ -190,16 +194,12 @@ func (s *Server) clientIP(r *http.Request) string {
 	return clientip.FromRequest(r, s.TrustedProxies)
 }
 
-type clientKey struct{}
-
-func withClient(ctx context.Context, c *store.Client) context.Context {
-	return context.WithValue(ctx, clientKey{}, c)
-}
-
 // clientFrom returns the authenticated developer of the request.
 func clientFrom(ctx context.Context) *store.Client {
-	c, _ := ctx.Value(clientKey{}).(*store.Client)
-	return c
+	if st := stateFrom(ctx); st != nil {
+		return st.client
+	}
+	return nil
 }
 
 // dispatch serves the route table, answering unmatched paths and methods
@@ -260,8 +260,9 @@ func writeBody(w http.ResponseWriter, status int, encode func(*bytes.Buffer) err
 		buf.Reset()
 		buf.WriteString(`{"error_type":"API_ERROR","error_code":"INTERNAL_SERVER_ERROR","error_message":"The response could not be encoded."}`)
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
+	h := w.Header()
+	h["Content-Type"] = jsonContentType
+	h["Content-Length"] = []string{strconv.Itoa(buf.Len())}
 	w.WriteHeader(status)
 	_, _ = w.Write(buf.Bytes())
 }
@@ -278,10 +279,16 @@ func (s *Server) CacheStats() (hits, misses int64) {
 // DefaultCacheBytes is Deps.CacheBytes when it is 0.
 const DefaultCacheBytes = 32 << 20
 
+// jsonContentType is the Content-Type header's value for JSON bodies,
+// shared by every response (nothing modifies it) so that setting it
+// allocates nothing.
+var jsonContentType = []string{"application/json"}
+
 // writeRaw writes a rendered JSON body with status 200.
 func writeRaw(w http.ResponseWriter, body []byte) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	h := w.Header()
+	h["Content-Type"] = jsonContentType
+	h["Content-Length"] = []string{strconv.Itoa(len(body))}
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(body)
 }

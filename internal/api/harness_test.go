@@ -117,7 +117,10 @@ type harnessOptions struct {
 	// catalog replaces the seeded merchant catalog.
 	catalog *merchant.Catalog
 	// members configures the dashboard's member service (default: the
-	// defaults).
+	// defaults, but refusals are not padded: padding is a sleep of ten
+	// password checks' time, seconds under the race detector, and only the
+	// tests of it, which set withMembers or build their own service, need
+	// it).
 	members member.Config
 	// trustedProxies is --trusted-proxies (default none).
 	trustedProxies []netip.Prefix
@@ -130,7 +133,7 @@ func withWorkers(o *harnessOptions) { o.workers = true }
 
 func newHarness(t *testing.T, st store.Store, opts ...func(*harnessOptions)) *harness {
 	t.Helper()
-	o := harnessOptions{env: "development"}
+	o := harnessOptions{env: "development", members: member.Config{RefusalFloor: -1}}
 	for _, f := range opts {
 		f(&o)
 	}

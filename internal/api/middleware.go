@@ -26,7 +26,9 @@ var apiVersionHeader = []string{APIVersion}
 // served: its id, and the developer once authenticated. It is put in the
 // context once, by withRequestID, and filled in in place, so that each
 // request makes one context and one shallow copy of the request, not one per
-// layer.
+// layer. It is written and read on the request's goroutine only (auth fills
+// in the client before the handler runs, the access log reads it after);
+// a layer that ran the handler on another goroutine would have to copy it.
 type requestState struct {
 	id     string
 	client *store.Client

@@ -76,8 +76,9 @@ func (c *Cache[T]) Forget(id string) {
 }
 
 func key(id, secret string) [sha256.Size]byte {
-	// Credentials fit the stack buffer, so a lookup allocates nothing.
-	var buf [256]byte
+	// Credentials of every valid length fit the stack buffer, so a lookup
+	// allocates nothing; anything longer is hashed all the same.
+	var buf [384]byte
 	b := append(buf[:0], id...)
 	b = append(b, 0)
 	b = append(b, secret...)

@@ -16,6 +16,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"strings"
 	"time"
@@ -86,6 +87,11 @@ func (o options) validate() error {
 		return fmt.Errorf("--warmup %v: want 0 to 10m", o.warmup)
 	case o.coldRuns < 0 || o.coldRuns > 100:
 		return fmt.Errorf("--cold-runs %d: want 0 to 100", o.coldRuns)
+	}
+	if o.debugAddr != "" {
+		if _, _, err := net.SplitHostPort(o.debugAddr); err != nil {
+			return fmt.Errorf("--debug-addr %q: want host:port", o.debugAddr)
+		}
 	}
 	return o.hitch.Validate()
 }

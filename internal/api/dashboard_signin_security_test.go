@@ -49,9 +49,19 @@ func TestDashboardRefusalTimeIgnoresMemberships(t *testing.T) {
 			h.addNewMember(h.newDeveloper(h.env).ClientID, "many@example.com", store.RoleViewer)
 		}
 		emails := []string{"nobody@example.com", "one@example.com", "many@example.com"}
+		alike := func(took []time.Duration) bool {
+			for _, d := range took[1:] {
+				if d > took[0]*5/4+50*time.Millisecond || d < took[0]*3/4-50*time.Millisecond {
+					return false
+				}
+			}
+			return true
+		}
+		// Up to three rounds, so that one disturbed by the machine does
+		// not fail the test; the first alike ends it.
 		var rounds [][]time.Duration
 		d := h.dash()
-		for range 3 {
+		for len(rounds) < 3 && !slices.ContainsFunc(rounds, alike) {
 			var took []time.Duration
 			for _, email := range emails {
 				r, elapsed := d.timedSignIn(email, "guess")
@@ -62,19 +72,11 @@ func TestDashboardRefusalTimeIgnoresMemberships(t *testing.T) {
 			}
 			rounds = append(rounds, took)
 		}
-		alike := func(took []time.Duration) bool {
-			for _, d := range took[1:] {
-				if d > took[0]*5/4+50*time.Millisecond || d < took[0]*3/4-50*time.Millisecond {
-					return false
-				}
-			}
-			return true
-		}
 		if !slices.ContainsFunc(rounds, alike) {
 			t.Fatalf("refusals of %v took %v in each round: no round alike", emails, rounds)
 		}
-		if m := h.memberOf(h.clientID, "one@example.com"); m.FailedAttempts != 3 {
-			t.Fatalf("one@ counted %d failures, want 3", m.FailedAttempts)
+		if m := h.memberOf(h.clientID, "one@example.com"); m.FailedAttempts != len(rounds) {
+			t.Fatalf("one@ counted %d failures in %d rounds", m.FailedAttempts, len(rounds))
 		}
 	}, withMembers(member.Config{MaxFailures: 100}))
 }

@@ -103,7 +103,7 @@ func New(db store.Store, cfg Config) (*Queue, error) {
 		if err != nil {
 			return nil, fmt.Errorf("queue: %w", err)
 		}
-		q.c = &riverClient[*sql.Tx]{Client: c, pendingFn: func(ctx context.Context, kind string) (int64, time.Time, error) {
+		q.c = &riverClient[*sql.Tx]{Client: c, noReturning: true, pendingFn: func(ctx context.Context, kind string) (int64, time.Time, error) {
 			return pendingSQLite(ctx, pool, kind)
 		}}
 	case *pgxpool.Pool:
@@ -172,6 +172,14 @@ func (q *Queue) Pending(ctx context.Context, kind string) (int64, time.Time, err
 type riverClient[TTx any] struct {
 	*river.Client[TTx]
 	pendingFn func(ctx context.Context, kind string) (int64, time.Time, error)
+	// noReturning inserts with InsertManyFastTx, which does not read the
+	// inserted rows back. On SQLite that skips decoding every JSON column
+	// of every new job: a transaction inserting one job went from about
+	// 250 to 205 µs and from 186 to 84 allocations (BenchmarkInsertTx).
+	// It cannot absorb a unique conflict; no job here has unique options.
+	// On PostgreSQL it is COPY, a round trip more than one INSERT for the
+	// one or two jobs a change inserts, so PostgreSQL keeps InsertManyTx.
+	noReturning bool
 }
 
 func (c *riverClient[TTx]) pending(ctx context.Context, kind string) (int64, time.Time, error) {
@@ -183,7 +191,13 @@ func (c *riverClient[TTx]) insertManyTx(ctx context.Context, rawTx any, params [
 	if !ok {
 		return fmt.Errorf("queue: transaction is %T, want %T", rawTx, *new(TTx))
 	}
-	if _, err := c.InsertManyTx(ctx, tx, params); err != nil {
+	var err error
+	if c.noReturning {
+		_, err = c.InsertManyFastTx(ctx, tx, params)
+	} else {
+		_, err = c.InsertManyTx(ctx, tx, params)
+	}
+	if err != nil {
 		return fmt.Errorf("queue: insert: %w", err)
 	}
 	return nil

@@ -22,7 +22,7 @@ func (benchArgs) Kind() string { return "bench_insert" }
 // that causes one webhook delivery does, with the insert each store uses
 // and, on SQLite, with the insert that reads the new row back:
 //
-//	go test ./internal/queue -run '^$' -bench InsertTx -benchtime 2000x
+//	go test ./internal/queue -run '^$' -bench InsertTx -benchtime 5000x
 func BenchmarkInsertTx(b *testing.B) {
 	for _, backend := range storetest.Backends(b) {
 		b.Run(backend.Name, func(b *testing.B) {

@@ -44,9 +44,12 @@ type Config struct {
 	// WebhookWorkers is how many deliveries run at once (default 50).
 	WebhookWorkers int
 	// FetchPollInterval bounds how long a job waits before a worker sees it
-	// when no notification arrives (default 50 ms). On SQLite, polling is how
-	// workers learn of new jobs; on PostgreSQL, LISTEN/NOTIFY wakes them at
-	// once and this is the fallback.
+	// when no notification arrives (default 1 s, River's). Notifications
+	// are what wake workers: inserting a job writes one in the same
+	// transaction, which PostgreSQL delivers with LISTEN/NOTIFY at commit
+	// and River's SQLite driver by polling a table every 50 ms. Each poll
+	// for jobs, by contrast, is a write transaction: at 50 ms they were two
+	// thirds of an idle SQLite server's CPU (docs/benchmarks.md, session 9).
 	FetchPollInterval time.Duration
 	// JobTimeout bounds one run of a job (default 1 minute). A job still
 	// marked running 10 s after it (its node died) is run again.
@@ -74,7 +77,7 @@ func New(db store.Store, cfg Config) (*Queue, error) {
 	rc := &river.Config{
 		Logger:            cfg.Logger,
 		FetchCooldown:     2 * time.Millisecond,
-		FetchPollInterval: cmp.Or(cfg.FetchPollInterval, 50*time.Millisecond),
+		FetchPollInterval: cmp.Or(cfg.FetchPollInterval, time.Second),
 		JobTimeout:        jobTimeout,
 		// River's default waits an hour before it runs again the jobs of a
 		// node that died mid-job; every job here ends by its timeout, so a

@@ -260,11 +260,7 @@ func writeBody(w http.ResponseWriter, status int, encode func(*bytes.Buffer) err
 		buf.Reset()
 		buf.WriteString(`{"error_type":"API_ERROR","error_code":"INTERNAL_SERVER_ERROR","error_message":"The response could not be encoded."}`)
 	}
-	h := w.Header()
-	h["Content-Type"] = jsonContentType
-	h["Content-Length"] = []string{strconv.Itoa(buf.Len())}
-	w.WriteHeader(status)
-	_, _ = w.Write(buf.Bytes())
+	writeJSONBytes(w, status, buf.Bytes())
 }
 
 // CacheStats returns how many requests were answered from the response
@@ -285,11 +281,14 @@ const DefaultCacheBytes = 32 << 20
 var jsonContentType = []string{"application/json"}
 
 // writeRaw writes a rendered JSON body with status 200.
-func writeRaw(w http.ResponseWriter, body []byte) {
+func writeRaw(w http.ResponseWriter, body []byte) { writeJSONBytes(w, http.StatusOK, body) }
+
+// writeJSONBytes writes a rendered JSON body with its headers.
+func writeJSONBytes(w http.ResponseWriter, status int, body []byte) {
 	h := w.Header()
 	h["Content-Type"] = jsonContentType
 	h["Content-Length"] = []string{strconv.Itoa(len(body))}
-	w.WriteHeader(http.StatusOK)
+	w.WriteHeader(status)
 	_, _ = w.Write(body)
 }
 

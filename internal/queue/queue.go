@@ -146,7 +146,7 @@ func (q *Queue) InsertTx(ctx context.Context, ex store.Executor, params []river.
 	if !ok {
 		return errors.New("queue: insert outside a transaction")
 	}
-	return q.c.insertManyTx(ctx, raw.Raw(), params)
+	return q.c.insertManyTx(inTx(ctx), raw.Raw(), params)
 }
 
 // Start starts working jobs, when the queue has workers.
@@ -276,6 +276,7 @@ func pendingPostgres(ctx context.Context, pool *pgxpool.Pool, kind string) (int6
 // that the work the job recorded there and its completion commit together.
 // ctx must be the one River handed to the worker.
 func CompleteTx[TArgs river.JobArgs](ctx context.Context, ex store.Executor, job *river.Job[TArgs]) error {
+	ctx = inTx(ctx)
 	return completeIn(ex, func(tx *sql.Tx) error {
 		_, err := river.JobCompleteTx[*riversqlite.Driver](ctx, tx, job)
 		return err
@@ -294,9 +295,15 @@ func CompleteTx[TArgs river.JobArgs](ctx context.Context, ex store.Executor, job
 // them). It fails unless every job is completed once it has run: a job
 // that was running, or one completed already.
 func CompleteManyTx(ctx context.Context, ex store.Executor, ids []int64) error {
+	ctx = inTx(ctx)
 	return completeIn(ex, func(tx *sql.Tx) error { return completeMany(ctx, tx, ids) },
 		func(tx pgx.Tx) error { return completeMany(ctx, tx, ids) })
 }
+
+// inTx is ctx for statements in a store transaction: without its
+// cancellation, which on SQLite would interrupt the statement and so roll
+// back the whole transaction, shared by a group of callers (store.InTx).
+func inTx(ctx context.Context) context.Context { return context.WithoutCancel(ctx) }
 
 // completeIn runs the completion for ex's native transaction: onSQLite
 // for SQLite's, onPostgres for PostgreSQL's.

@@ -17,6 +17,9 @@ type DB struct {
 	// memo keeps users' accounts versions while the database is unchanged,
 	// when the driver can tell that without a query (a Marker).
 	memo *versionMemo
+	// group commits concurrent transactions together on a single writer
+	// (nil otherwise).
+	group *grouper
 }
 
 var _ store.Store = (*DB)(nil)
@@ -31,12 +34,23 @@ func New(drv Driver) (*DB, error) {
 	if m, ok := drv.(Marker); ok {
 		db.memo = newVersionMemo(m, time.Now)
 	}
+	if _, ok := drv.(SingleWriter); ok {
+		db.group = newGrouper(drv)
+	}
 	return db, nil
 }
 
 func (db *DB) Dialect() string                { return db.drv.Name() }
 func (db *DB) Ping(ctx context.Context) error { return db.drv.Ping(ctx) }
-func (db *DB) Close() error                   { return db.drv.Close() }
+
+// Close refuses new transactions, waits for those queued to run, and
+// closes the database.
+func (db *DB) Close() error {
+	if db.group != nil {
+		db.group.close()
+	}
+	return db.drv.Close()
+}
 
 // Native returns the dialect's own pool and schema (see Driver.Native).
 func (db *DB) Native() (pool any, schema string) { return db.drv.Native() }
@@ -62,7 +76,11 @@ func (db *DB) InMigrationTx(ctx context.Context, fn func(rawTx any) error) error
 }
 
 // InTx runs fn in a transaction. A panic in fn rolls back and re-panics.
+// On a single writer, concurrent calls commit in groups (see grouper).
 func (db *DB) InTx(ctx context.Context, fn func(store.Executor) error) (err error) {
+	if db.group != nil {
+		return db.group.inTx(ctx, fn)
+	}
 	tx, err := db.drv.Begin(ctx)
 	if err != nil {
 		return fmt.Errorf("store: begin: %w", err)

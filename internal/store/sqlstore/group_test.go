@@ -1,0 +1,198 @@
+package sqlstore_test
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hitchdev/hitch/internal/store"
+	"github.com/hitchdev/hitch/internal/store/sqlite"
+	"github.com/hitchdev/hitch/internal/store/sqlstore"
+)
+
+func openSQLite(t *testing.T) *sqlstore.DB {
+	t.Helper()
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "hitch.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+func insertClient(ctx context.Context, ex store.Executor, id string) error {
+	_, err := ex.ClientInsert(ctx, &store.ClientInsertParams{ID: id, Name: id, Environment: "development", CreatedAt: time.Now()})
+	return err
+}
+
+// waitFor polls cond until it holds, or fails the test after 10 s.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
+
+// Calls that queue behind a transaction commit together in one, and each
+// call that fails (an error, a panic, runtime.Goexit, a context ended
+// before its turn) leaves no write behind and takes no other call's with
+// it.
+func TestGroupCommitIsolatesEachCall(t *testing.T) {
+	t.Parallel()
+	db := openSQLite(t)
+	ctx := context.Background()
+
+	// "a" holds the writer until the others are queued behind it.
+	release, started := make(chan struct{}), make(chan struct{})
+	aDone := make(chan error, 1)
+	go func() {
+		aDone <- db.InTx(ctx, func(ex store.Executor) error {
+			close(started)
+			<-release
+			return insertClient(ctx, ex, "a")
+		})
+	}()
+	<-started
+
+	boom := errors.New("boom")
+	canceled, cancel := context.WithCancel(ctx)
+	results := map[string]chan any{}
+	var wg sync.WaitGroup
+	call := func(name string, callCtx context.Context, fn func(store.Executor) error) {
+		out := make(chan any, 1)
+		results[name] = out
+		wg.Go(func() {
+			exited := true
+			defer func() {
+				if p := recover(); p != nil {
+					out <- p
+				} else if exited {
+					out <- "goexit"
+				}
+			}()
+			err := db.InTx(callCtx, fn)
+			exited = false
+			out <- err
+		})
+		// Queue the calls in this order.
+		want := len(results)
+		waitFor(t, name+" queued", func() bool { return sqlstore.WaitingCalls(db) == want })
+	}
+	call("b", ctx, func(ex store.Executor) error { return insertClient(ctx, ex, "b") })
+	call("c", ctx, func(ex store.Executor) error {
+		if err := insertClient(ctx, ex, "c"); err != nil {
+			return err
+		}
+		return boom
+	})
+	call("d", ctx, func(ex store.Executor) error {
+		if err := insertClient(ctx, ex, "d"); err != nil {
+			return err
+		}
+		panic("d panics")
+	})
+	call("e", ctx, func(ex store.Executor) error {
+		if err := insertClient(ctx, ex, "e"); err != nil {
+			return err
+		}
+		runtime.Goexit()
+		return nil
+	})
+	call("f", canceled, func(ex store.Executor) error {
+		t.Error("f ran after its context ended")
+		return insertClient(ctx, ex, "f")
+	})
+	call("g", ctx, func(ex store.Executor) error {
+		// The group's earlier writes are visible to later calls.
+		if _, err := ex.ClientGetByID(ctx, "b"); err != nil {
+			return err
+		}
+		return insertClient(ctx, ex, "g")
+	})
+	cancel()
+	close(release)
+	if err := <-aDone; err != nil {
+		t.Fatalf("a: %v", err)
+	}
+	wg.Wait()
+
+	want := map[string]any{"b": nil, "c": boom, "d": "d panics", "e": "goexit", "f": context.Canceled, "g": nil}
+	for name, w := range want {
+		got := <-results[name]
+		if err, ok := w.(error); ok {
+			if gotErr, _ := got.(error); !errors.Is(gotErr, err) {
+				t.Errorf("%s: got %v, want %v", name, got, w)
+			}
+		} else if got != w {
+			t.Errorf("%s: got %v, want %v", name, got, w)
+		}
+	}
+	for _, id := range []string{"a", "b", "c", "d", "e", "f", "g"} {
+		_, err := db.ClientGetByID(ctx, id)
+		committed := id == "a" || id == "b" || id == "g"
+		if committed && err != nil {
+			t.Errorf("%s was not committed: %v", id, err)
+		}
+		if !committed && !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("%s's write survived its failure (err %v)", id, err)
+		}
+	}
+	// a alone, then b to g in one transaction.
+	if n := sqlstore.GroupCommits(db); n != 2 {
+		t.Errorf("%d commits, want 2", n)
+	}
+}
+
+// Close waits for the calls already queued, and refuses later ones.
+func TestGroupCloseRunsQueuedCalls(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "hitch.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	release, started := make(chan struct{}), make(chan struct{})
+	errs := make(chan error, 2)
+	go func() {
+		errs <- db.InTx(ctx, func(ex store.Executor) error {
+			close(started)
+			<-release
+			return insertClient(ctx, ex, "a")
+		})
+	}()
+	<-started
+	go func() { errs <- db.InTx(ctx, func(ex store.Executor) error { return insertClient(ctx, ex, "b") }) }()
+	waitFor(t, "b queued", func() bool { return sqlstore.WaitingCalls(db) == 1 })
+	closed := make(chan error, 1)
+	go func() { closed <- db.Close() }()
+	select {
+	case err := <-closed:
+		t.Fatalf("Close returned (%v) while a call was running", err)
+	case <-time.After(20 * time.Millisecond):
+	}
+	close(release)
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Errorf("a queued call failed: %v", err)
+		}
+	}
+	if err := <-closed; err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if err := db.InTx(ctx, func(store.Executor) error { return nil }); err == nil {
+		t.Fatal("InTx after Close succeeded")
+	}
+}

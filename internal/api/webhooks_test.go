@@ -2,7 +2,9 @@ package api_test
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -11,7 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/hitchdev/hitch/client"
+	"github.com/hitchdev/hitch/internal/store"
 	"github.com/hitchdev/hitch/internal/whsig/whsigtest"
 )
 
@@ -234,6 +239,71 @@ func TestWebhookRetriesKeepTheID(t *testing.T) {
 		time.Sleep(300 * time.Millisecond) // longer than the schedule: no fourth delivery
 		if n := len(rcv.wait(t, 3)); n != 3 {
 			t.Errorf("%d deliveries after a success, want 3", n)
+		}
+	}, withWorkers)
+}
+
+// A delivery job that runs again after its successful attempt was recorded
+// (the process died before River completed it) does not send the event a
+// second time. The test makes River run the completed job again, as its
+// rescuer would a job left running by a dead process.
+func TestWebhookJobRunAgainAfterItsSuccessDoesNotResend(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, h *harness) {
+		rcv := newReceiver(t, nil)
+		h.addEndpoint(t, rcv.url)
+		if resp := h.do("POST", "/development/webhooks/test", map[string]any{"message": "once"}, nil); resp.status != 200 {
+			t.Fatalf("create test event: %d %s", resp.status, resp.body)
+		}
+		rcv.wait(t, 1)
+		jobState := func() (state string, attempt int) {
+			err := h.store.InTx(context.Background(), func(ex store.Executor) error {
+				const q = `SELECT state, attempt FROM river_job WHERE kind = 'webhook_delivery'`
+				switch tx := ex.(interface{ Raw() any }).Raw().(type) {
+				case *sql.Tx:
+					return tx.QueryRow(q).Scan(&state, &attempt)
+				case pgx.Tx:
+					return tx.QueryRow(context.Background(), q).Scan(&state, &attempt)
+				default:
+					return fmt.Errorf("unknown transaction %T", tx)
+				}
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return state, attempt
+		}
+		eventually(t, "the job completed", func() bool { s, _ := jobState(); return s == "completed" })
+		err := h.store.InTx(context.Background(), func(ex store.Executor) error {
+			const q = `UPDATE river_job SET state = 'available', finalized_at = NULL WHERE kind = 'webhook_delivery'`
+			switch tx := ex.(interface{ Raw() any }).Raw().(type) {
+			case *sql.Tx:
+				_, err := tx.Exec(q)
+				return err
+			case pgx.Tx:
+				_, err := tx.Exec(context.Background(), q)
+				return err
+			default:
+				return fmt.Errorf("unknown transaction %T", tx)
+			}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, "the job's second run to complete", func() bool {
+			s, attempt := jobState()
+			return s == "completed" && attempt == 2
+		})
+		time.Sleep(100 * time.Millisecond) // a second delivery would be on its way
+		if n := len(rcv.wait(t, 1)); n != 1 {
+			t.Errorf("%d deliveries, want 1", n)
+		}
+		evs := h.events(h.clientID)
+		if len(evs) != 1 {
+			t.Fatalf("%d events, want 1", len(evs))
+		}
+		if a := h.attempts(t, evs[0].ID); len(a) != 1 || a[0].Outcome != "succeeded" {
+			t.Errorf("attempts after the second run: %+v, want the one success", a)
 		}
 	}, withWorkers)
 }

@@ -21,7 +21,6 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 	"github.com/riverqueue/river/rivermigrate"
-	"github.com/riverqueue/river/rivertype"
 
 	"github.com/hitchdev/hitch/internal/store"
 )
@@ -272,88 +271,7 @@ func pendingPostgres(ctx context.Context, pool *pgxpool.Pool, kind string) (int6
 	return n, *oldest, nil
 }
 
-// CompleteTx marks a running job completed in the store transaction ex, so
-// that the work the job recorded there and its completion commit together.
-// ctx must be the one River handed to the worker.
-func CompleteTx[TArgs river.JobArgs](ctx context.Context, ex store.Executor, job *river.Job[TArgs]) error {
-	ctx = inTx(ctx)
-	return completeIn(ex, func(tx *sql.Tx) error {
-		_, err := river.JobCompleteTx[*riversqlite.Driver](ctx, tx, job)
-		return err
-	}, func(tx pgx.Tx) error {
-		_, err := river.JobCompleteTx[*riverpgxv5.Driver](ctx, tx, job)
-		return err
-	})
-}
-
-// CompleteManyTx marks running jobs completed in the store transaction ex
-// with one statement, as CompleteTx does for one: a group of deliveries
-// recorded together completes its jobs in one round trip instead of one
-// each. ctx must be a context River handed to one of their workers (it
-// carries the client). Unlike CompleteTx it applies no metadata updates
-// made through the work context (River's own completion afterwards merges
-// them). It fails unless every job is completed once it has run: a job
-// that was running, or one completed already.
-func CompleteManyTx(ctx context.Context, ex store.Executor, ids []int64) error {
-	ctx = inTx(ctx)
-	return completeIn(ex, func(tx *sql.Tx) error { return completeMany(ctx, tx, ids) },
-		func(tx pgx.Tx) error { return completeMany(ctx, tx, ids) })
-}
-
 // inTx is ctx for statements in a store transaction: without its
 // cancellation, which on SQLite would interrupt the statement and so roll
 // back the whole transaction, shared by a group of callers (store.InTx).
 func inTx(ctx context.Context) context.Context { return context.WithoutCancel(ctx) }
-
-// completeIn runs the completion for ex's native transaction: onSQLite
-// for SQLite's, onPostgres for PostgreSQL's.
-func completeIn(ex store.Executor, onSQLite func(*sql.Tx) error, onPostgres func(pgx.Tx) error) error {
-	raw, ok := ex.(interface{ Raw() any })
-	if !ok {
-		return errors.New("queue: complete outside a transaction")
-	}
-	var err error
-	switch tx := raw.Raw().(type) {
-	case *sql.Tx:
-		err = onSQLite(tx)
-	case pgx.Tx:
-		err = onPostgres(tx)
-	default:
-		err = fmt.Errorf("transaction is %T", tx)
-	}
-	if err != nil {
-		return fmt.Errorf("queue: complete: %w", err)
-	}
-	return nil
-}
-
-func completeMany[TTx any](ctx context.Context, tx TTx, ids []int64) error {
-	client, err := river.ClientFromContextSafely[TTx](ctx)
-	if err != nil {
-		return err
-	}
-	n := len(ids)
-	p := &riverdriver.JobSetStateIfRunningManyParams{
-		ID: ids, Attempt: make([]*int, n), ErrData: make([][]byte, n), FinalizedAt: make([]*time.Time, n),
-		MetadataDoMerge: make([]bool, n), MetadataUpdates: make([][]byte, n), ScheduledAt: make([]*time.Time, n),
-		Schema: client.Schema(), State: make([]rivertype.JobState, n),
-	}
-	now := time.Now()
-	for i := range ids {
-		s := riverdriver.JobSetStateCompleted(ids[i], now, nil)
-		p.Attempt[i], p.ErrData[i], p.FinalizedAt[i], p.ScheduledAt[i], p.State[i] = s.Attempt, s.ErrData, s.FinalizedAt, s.ScheduledAt, s.State
-	}
-	rows, err := client.Pilot().JobSetStateIfRunningMany(ctx, client.Driver().UnwrapExecutor(tx), p)
-	if err != nil {
-		return err
-	}
-	if len(rows) != n {
-		return fmt.Errorf("%d of %d jobs found", len(rows), n)
-	}
-	for _, row := range rows {
-		if row.State != rivertype.JobStateCompleted {
-			return fmt.Errorf("job %d is %s, not running", row.ID, row.State)
-		}
-	}
-	return nil
-}

@@ -160,6 +160,9 @@ type Executor interface {
 	SubscriptionIDs(ctx context.Context, clientID, accountID string) ([]string, error)
 
 	WebhookAttemptInsert(ctx context.Context, attempt *WebhookAttempt) error
+	// WebhookAttemptSucceeded reports whether the delivery job jobID of
+	// the event has recorded a successful attempt.
+	WebhookAttemptSucceeded(ctx context.Context, clientID, eventID string, jobID int64) (bool, error)
 	// WebhookAttemptList lists the attempts to deliver one event, in order.
 	WebhookAttemptList(ctx context.Context, clientID, eventID string) ([]*WebhookAttempt, error)
 
@@ -600,7 +603,10 @@ type WebhookAttempt struct {
 	EventID    string
 	EndpointID string
 	// Attempt counts from 1 per event and endpoint.
-	Attempt   int
+	Attempt int
+	// JobID is the delivery job that made the attempt (0 for attempts
+	// recorded before it was kept).
+	JobID     int64
 	StartedAt time.Time
 	Duration  time.Duration
 	// StatusCode is nil when no response arrived.

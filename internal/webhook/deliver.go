@@ -103,6 +103,18 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[DeliveryArgs]) error {
 		s.metrics.deliveries.WithLabelValues("dropped").Inc()
 		return river.JobCancel(errors.New("the endpoint is disabled"))
 	}
+	if job.Attempt > 1 {
+		// A run after the first: if an earlier run of this job delivered
+		// and recorded the event but its process died before River
+		// completed the job, the receiver has it already.
+		delivered, err := s.store.WebhookAttemptSucceeded(ctx, a.ClientID, a.EventID, job.ID)
+		if err != nil {
+			return err
+		}
+		if delivered {
+			return nil
+		}
+	}
 	ev, err := s.store.EventGet(ctx, a.ClientID, a.EventID)
 	if err != nil {
 		return err
@@ -116,7 +128,7 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[DeliveryArgs]) error {
 	s.metrics.attemptSeconds.Observe(o.duration.Seconds())
 
 	attempt := &store.WebhookAttempt{ClientID: a.ClientID, EventID: a.EventID, EndpointID: a.EndpointID,
-		Attempt: job.Attempt, StartedAt: started, Duration: o.duration, StatusCode: o.status,
+		Attempt: job.Attempt, JobID: job.ID, StartedAt: started, Duration: o.duration, StatusCode: o.status,
 		ResponseBody: o.body, Error: o.err, Outcome: store.AttemptFailed}
 	if o.succeeded() {
 		attempt.Outcome = store.AttemptSucceeded
@@ -125,7 +137,7 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[DeliveryArgs]) error {
 	// The attempt happened: record it even if the job's time ran out.
 	rctx := context.WithoutCancel(ctx)
 	if o.succeeded() {
-		err := s.recorder.record(&successRecord{ctx: rctx, attempt: attempt, job: job, clearFailing: ep.FailingSince != nil})
+		err := s.recorder.record(&successRecord{ctx: rctx, attempt: attempt, clearFailing: ep.FailingSince != nil})
 		if err != nil {
 			return err
 		}

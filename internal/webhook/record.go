@@ -7,21 +7,18 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/riverqueue/river"
-
-	"github.com/hitchdev/hitch/internal/queue"
 	"github.com/hitchdev/hitch/internal/store"
 )
 
-// successRecord is what a delivery that succeeded writes: its attempt, the
-// job's completion, and (when the endpoint had been failing) the end of
-// that streak.
+// successRecord is what a delivery that succeeded writes: its attempt
+// (naming its job) and, when the endpoint had been failing, the end of
+// that streak. River completes the job once the worker returns; if the
+// process dies before that, the job runs again and finds the attempt
+// (Work).
 type successRecord struct {
-	// ctx is the worker's context without its cancellation: completing a
-	// job needs the River client it carries.
+	// ctx is the worker's context without its cancellation.
 	ctx          context.Context
 	attempt      *store.WebhookAttempt
-	job          *river.Job[DeliveryArgs]
 	clearFailing bool
 	done         chan error
 }
@@ -109,16 +106,12 @@ func (rc *recorder) commit(group []*successRecord) (errs []error) {
 			if err := clearStreaks(ex, group); err != nil {
 				return err
 			}
-			ids := make([]int64, len(group))
-			for i, r := range group {
+			for _, r := range group {
 				if err := ex.WebhookAttemptInsert(r.ctx, r.attempt); err != nil {
 					return err
 				}
-				ids[i] = r.job.ID
 			}
-			// Every job of the group in one statement (any record's
-			// context carries the River client).
-			return queue.CompleteManyTx(ctx, ex, ids)
+			return nil
 		})
 		cancel()
 		if err == nil {
@@ -135,17 +128,13 @@ func (rc *recorder) commit(group []*successRecord) (errs []error) {
 	return errs
 }
 
-// writeSuccess writes r's attempt, ends its endpoint's failing streak if
-// there was one, and completes its job. Completing the job with its
-// attempt means a crash between the two cannot send this delivery again.
+// writeSuccess writes r's attempt and ends its endpoint's failing streak if
+// there was one.
 func writeSuccess(ex store.Executor, r *successRecord) error {
 	if err := clearStreaks(ex, []*successRecord{r}); err != nil {
 		return err
 	}
-	if err := ex.WebhookAttemptInsert(r.ctx, r.attempt); err != nil {
-		return err
-	}
-	return queue.CompleteTx(r.ctx, ex, r.job)
+	return ex.WebhookAttemptInsert(r.ctx, r.attempt)
 }
 
 // clearStreaks ends the failing streak of the endpoints of records that

@@ -194,12 +194,24 @@ func (e *executor) WebhookEndpointSetFailing(ctx context.Context, clientID, id s
 // Webhook attempts
 
 func (e *executor) WebhookAttemptInsert(ctx context.Context, a *store.WebhookAttempt) error {
-	_, err := e.conn.Exec(ctx, `INSERT INTO webhook_attempts (client_id, event_id, endpoint_id, attempt, started_at,
-			duration_us, status_code, response_body, error, outcome)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-		a.ClientID, a.EventID, a.EndpointID, a.Attempt, e.ts(a.StartedAt), a.Duration.Microseconds(),
+	var jobID *int64
+	if a.JobID != 0 {
+		jobID = &a.JobID
+	}
+	_, err := e.conn.Exec(ctx, `INSERT INTO webhook_attempts (client_id, event_id, endpoint_id, attempt, job_id,
+			started_at, duration_us, status_code, response_body, error, outcome)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+		a.ClientID, a.EventID, a.EndpointID, a.Attempt, jobID, e.ts(a.StartedAt), a.Duration.Microseconds(),
 		a.StatusCode, a.ResponseBody, a.Error, a.Outcome)
 	return e.wrap("webhook attempt: insert", err)
+}
+
+func (e *executor) WebhookAttemptSucceeded(ctx context.Context, clientID, eventID string, jobID int64) (bool, error) {
+	var n int64
+	err := e.conn.QueryRow(ctx, `SELECT count(*) FROM webhook_attempts
+		WHERE client_id = $1 AND event_id = $2 AND job_id = $3 AND outcome = 'succeeded'`,
+		clientID, eventID, jobID).Scan(&n)
+	return n > 0, e.wrap("webhook attempt: succeeded", err)
 }
 
 func (e *executor) WebhookAttemptList(ctx context.Context, clientID, eventID string) ([]*store.WebhookAttempt, error) {

@@ -136,9 +136,17 @@ func Migrate(ctx context.Context, db store.Store) error {
 }
 
 // InsertTx inserts jobs in the store transaction ex (an Executor handed to
-// store.InTx).
+// store.InTx). Where the store can (sqlstore's BeforeCommit), the insert
+// waits for the end of the transaction, to go in one statement with the
+// jobs of every other call whose writes commit with it: a failed insert
+// then fails the transaction, and an error here only means ex is not a
+// transaction.
 func (q *Queue) InsertTx(ctx context.Context, ex store.Executor, params []river.InsertManyParams) error {
 	if len(params) == 0 {
+		return nil
+	}
+	if d, ok := ex.(beforeCommitter); ok {
+		d.BeforeCommit(q, params, q.insertDeferred)
 		return nil
 	}
 	raw, ok := ex.(interface{ Raw() any })
@@ -146,6 +154,22 @@ func (q *Queue) InsertTx(ctx context.Context, ex store.Executor, params []river.
 		return errors.New("queue: insert outside a transaction")
 	}
 	return q.c.insertManyTx(inTx(ctx), raw.Raw(), params)
+}
+
+// beforeCommitter is a transaction that can leave work for just before it
+// commits (sqlstore.TxExecutor).
+type beforeCommitter interface {
+	BeforeCommit(key, item any, flush func(ctx context.Context, rawTx any, items []any) error)
+}
+
+// insertDeferred inserts the jobs InsertTx left, each item a
+// []river.InsertManyParams, in one statement.
+func (q *Queue) insertDeferred(ctx context.Context, rawTx any, items []any) error {
+	var all []river.InsertManyParams
+	for _, it := range items {
+		all = append(all, it.([]river.InsertManyParams)...)
+	}
+	return q.c.insertManyTx(inTx(ctx), rawTx, all)
 }
 
 // Start starts working jobs, when the queue has workers.

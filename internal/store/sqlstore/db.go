@@ -93,7 +93,11 @@ func (db *DB) InTx(ctx context.Context, fn func(store.Executor) error) (err erro
 			}
 		}
 	}()
-	if err := fn(&TxExecutor{executor: executor{conn: tx, drv: db.drv}, tx: tx}); err != nil {
+	ex := &TxExecutor{executor: executor{conn: tx, drv: db.drv}, tx: tx}
+	if err := fn(ex); err != nil {
+		return err
+	}
+	if err := flushDeferred(ctx, tx, ex.deferred); err != nil {
 		return err
 	}
 	if err := tx.Commit(ctx); err != nil {
@@ -106,7 +110,56 @@ func (db *DB) InTx(ctx context.Context, fn func(store.Executor) error) (err erro
 // TxExecutor is the Executor handed to InTx callbacks.
 type TxExecutor struct {
 	executor
-	tx Tx
+	tx       Tx
+	deferred []deferred
+}
+
+// deferred is an item of work left for the end of a transaction.
+type deferred struct {
+	key   any
+	item  any
+	flush func(ctx context.Context, rawTx any, items []any) error
+}
+
+// BeforeCommit leaves item to the end of the transaction: just before it
+// commits, flush runs once for each key, in the native transaction (see
+// Raw), with the items of that key in the order they were left. On a
+// single writer the transaction is a group's, so one flush serves every
+// call of the group: River's job inserts, one statement per group instead
+// of one per call. The items of a call that fails are dropped with its
+// writes; a flush that fails fails the whole transaction.
+func (t *TxExecutor) BeforeCommit(key, item any, flush func(ctx context.Context, rawTx any, items []any) error) {
+	t.deferred = append(t.deferred, deferred{key: key, item: item, flush: flush})
+}
+
+// flushDeferred runs the flushes of ds in tx, each key once, in the order
+// keys first appear. A panic in a flush is returned as an error: on a
+// single writer it runs on the grouper's goroutine.
+func flushDeferred(ctx context.Context, tx Tx, ds []deferred) (err error) {
+	if len(ds) == 0 {
+		return nil
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("store: before commit: panic: %v", p)
+		}
+	}()
+	var keys []any
+	items := map[any][]any{}
+	flushes := map[any]func(context.Context, any, []any) error{}
+	for _, d := range ds {
+		if _, ok := flushes[d.key]; !ok {
+			keys = append(keys, d.key)
+			flushes[d.key] = d.flush
+		}
+		items[d.key] = append(items[d.key], d.item)
+	}
+	for _, k := range keys {
+		if err := flushes[k](ctx, tx.Raw(), items[k]); err != nil {
+			return fmt.Errorf("store: before commit: %w", err)
+		}
+	}
+	return nil
 }
 
 // Raw returns the native transaction (*sql.Tx for SQLite, pgx.Tx for

@@ -83,6 +83,8 @@ type groupTurn struct {
 type turnEnd struct {
 	// ok: the call's writes stand, to commit with the group's.
 	ok bool
+	// deferred is the call's work left for before the commit (ok only).
+	deferred []deferred
 	// lost: undoing the call's writes failed, so the transaction is lost
 	// (SQLite rolled it back, say).
 	lost error
@@ -152,7 +154,8 @@ func (c *txCall) run(turn groupTurn, fn func(store.Executor) error) error {
 			return fmt.Errorf("store: savepoint: %w", err)
 		}
 	}
-	if err := fn(&TxExecutor{executor: executor{conn: conn, drv: turn.drv}, tx: turn.tx}); err != nil {
+	ex := &TxExecutor{executor: executor{conn: conn, drv: turn.drv}, tx: turn.tx}
+	if err := fn(ex); err != nil {
 		end(turnEnd{lost: undo(conn, turn.alone)})
 		return err
 	}
@@ -162,7 +165,7 @@ func (c *txCall) run(turn groupTurn, fn func(store.Executor) error) error {
 			return fmt.Errorf("store: release savepoint: %w", err)
 		}
 	}
-	end(turnEnd{ok: true})
+	end(turnEnd{ok: true, deferred: ex.deferred})
 	return <-c.result
 }
 
@@ -231,6 +234,7 @@ func (g *grouper) commit(batch []*txCall) {
 		}
 		turn := groupTurn{tx: tx, drv: g.drv, alone: len(batch) == 1}
 		var stood []*txCall
+		var deferred []deferred
 		var lost error
 		i := 0
 		for i < len(batch) && lost == nil {
@@ -245,26 +249,26 @@ func (g *grouper) commit(batch []*txCall) {
 			lost = e.lost
 			if e.ok {
 				stood = append(stood, c)
+				deferred = append(deferred, e.deferred...)
 			}
 		}
-		if lost != nil || len(stood) == 0 {
-			_ = tx.Rollback(ctx)
-			for _, c := range stood {
-				c.result <- fmt.Errorf("store: transaction lost to another call in its group: %w", lost)
+		switch {
+		case lost != nil:
+			err = fmt.Errorf("store: transaction lost to another call in its group: %w", lost)
+		case len(stood) > 0:
+			if err = flushDeferred(ctx, tx, deferred); err == nil {
+				if err = tx.Commit(ctx); err != nil {
+					err = fmt.Errorf("store: commit: %w", err)
+				} else {
+					g.commits.Add(1)
+				}
 			}
-			batch = batch[i:]
-			continue
 		}
-		if err := tx.Commit(ctx); err != nil {
-			err = fmt.Errorf("store: commit: %w", err)
-			for _, c := range stood {
-				c.result <- err
-			}
-			return
+		if err != nil || len(stood) == 0 {
+			_ = tx.Rollback(ctx) // after a failed commit, a no-op
 		}
-		g.commits.Add(1)
 		for _, c := range stood {
-			c.result <- nil
+			c.result <- err
 		}
 		batch = batch[i:]
 	}

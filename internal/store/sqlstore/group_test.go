@@ -2,9 +2,12 @@ package sqlstore_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -194,5 +197,108 @@ func TestGroupCloseRunsQueuedCalls(t *testing.T) {
 	}
 	if err := db.InTx(ctx, func(store.Executor) error { return nil }); err == nil {
 		t.Fatal("InTx after Close succeeded")
+	}
+}
+
+// beforeCommitter is sqlstore.TxExecutor's BeforeCommit.
+type beforeCommitter interface {
+	BeforeCommit(key, item any, flush func(ctx context.Context, rawTx any, items []any) error)
+}
+
+// Work left for before the commit runs once per key for the whole group,
+// with the items of the calls whose writes stand, in order, inside the
+// transaction; a flush that fails fails every call of the group.
+func TestGroupFlushesDeferredWorkOnce(t *testing.T) {
+	t.Parallel()
+	db := openSQLite(t)
+	ctx := context.Background()
+
+	var mu sync.Mutex
+	var flushes [][]any
+	flush := func(ctx context.Context, rawTx any, items []any) error {
+		mu.Lock()
+		flushes = append(flushes, items)
+		id := fmt.Sprintf("flush-%d", len(flushes))
+		mu.Unlock()
+		if _, err := rawTx.(*sql.Tx).ExecContext(ctx, `INSERT INTO clients (id, name, environment, created_at)
+			VALUES ($1, 'flushed', 'development', 0)`, id); err != nil {
+			return err
+		}
+		if items[0] == "poison" {
+			return errors.New("flush failed")
+		}
+		return nil
+	}
+	// runGroup runs calls named names behind a held call, so that they
+	// commit as one group, and returns each call's result.
+	runGroup := func(names ...string) map[string]error {
+		release, started := make(chan struct{}), make(chan struct{})
+		holdDone := make(chan error, 1)
+		go func() {
+			holdDone <- db.InTx(ctx, func(store.Executor) error { close(started); <-release; return nil })
+		}()
+		<-started
+		results := make(map[string]chan error)
+		for i, name := range names {
+			out := make(chan error, 1)
+			results[name] = out
+			go func() {
+				out <- db.InTx(ctx, func(ex store.Executor) error {
+					ex.(beforeCommitter).BeforeCommit("key", name, flush)
+					if err := insertClient(ctx, ex, name); err != nil {
+						return err
+					}
+					if name == "fails" {
+						return errors.New("call failed")
+					}
+					return nil
+				})
+			}()
+			waitFor(t, name+" queued", func() bool { return sqlstore.WaitingCalls(db) == i+1 })
+		}
+		close(release)
+		if err := <-holdDone; err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]error{}
+		for name, out := range results {
+			got[name] = <-out
+		}
+		return got
+	}
+
+	got := runGroup("x", "fails", "y")
+	if got["x"] != nil || got["y"] != nil || got["fails"] == nil {
+		t.Fatalf("results %v: want x and y to commit, fails to fail", got)
+	}
+	if len(flushes) != 1 || fmt.Sprint(flushes[0]) != "[x y]" {
+		t.Fatalf("flushes %v, want one with [x y]", flushes)
+	}
+	for id, want := range map[string]bool{"x": true, "y": true, "flush-1": true, "fails": false} {
+		if _, err := db.ClientGetByID(ctx, id); (err == nil) != want {
+			t.Errorf("client %s committed = %v, want %v", id, err == nil, want)
+		}
+	}
+
+	got = runGroup("poison", "z")
+	for name, err := range got {
+		if err == nil || !strings.Contains(err.Error(), "flush failed") {
+			t.Errorf("%s: %v, want the flush's error", name, err)
+		}
+	}
+	for _, id := range []string{"poison", "z", "flush-2"} {
+		if _, err := db.ClientGetByID(ctx, id); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("client %s survived the failed flush (err %v)", id, err)
+		}
+	}
+	var n int
+	if err := db.InTx(ctx, func(ex store.Executor) error {
+		return ex.(interface{ Raw() any }).Raw().(*sql.Tx).QueryRowContext(ctx,
+			`SELECT count(*) FROM clients WHERE name = 'flushed'`).Scan(&n)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if n != 1 {
+		t.Errorf("%d flushes' writes committed, want 1 (the failed flush's rolled back)", n)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/hitchdev/hitch/internal/store"
 )
@@ -18,9 +19,13 @@ type SingleWriter interface {
 	SingleWriter()
 }
 
-// maxTxGroup bounds the calls that commit together, so that one group does
-// not hold the writer for long.
-const maxTxGroup = 64
+// maxTxGroup and maxGroupTime bound the calls that commit together and
+// the time the first waits for the last, so that one group does not hold
+// the writer, or its calls' answers, for long.
+const (
+	maxTxGroup   = 64
+	maxGroupTime = 10 * time.Millisecond
+)
 
 // errClosed fails the calls made after the store closed.
 var errClosed = errors.New("store: closed")
@@ -60,9 +65,19 @@ type grouper struct {
 	commits atomic.Int64
 }
 
+// States of a txCall, which the caller and the grouper move it out of
+// queued with a compare-and-swap: the caller when its context ends first,
+// the grouper when it takes the call into a transaction.
+const (
+	callQueued int32 = iota
+	callTaken
+	callAbandoned
+)
+
 // txCall is one InTx call waiting for, or holding, its turn.
 type txCall struct {
-	ctx context.Context
+	ctx   context.Context
+	state atomic.Int32
 	// turn hands the call the group's transaction.
 	turn chan groupTurn
 	// finished tells the grouper how the call's turn ended.
@@ -129,6 +144,18 @@ func (g *grouper) inTx(ctx context.Context, fn func(store.Executor) error) error
 		return c.run(turn, fn)
 	case err := <-c.result:
 		return err
+	case <-ctx.Done():
+		if c.state.CompareAndSwap(callQueued, callAbandoned) {
+			return ctx.Err()
+		}
+	}
+	// The grouper took the call before its context ended: it will hand
+	// the call its turn, or the reason it never gets one.
+	select {
+	case turn := <-c.turn:
+		return c.run(turn, fn)
+	case err := <-c.result:
+		return err
 	}
 }
 
@@ -142,11 +169,14 @@ func (c *txCall) run(turn groupTurn, fn func(store.Executor) error) error {
 		c.finished <- e
 	}
 	// fn panicked or called runtime.Goexit: undo, tell the grouper, and
-	// let the unwinding go on.
+	// let the unwinding go on. The grouper is told even if undo panics.
 	defer func() {
-		if !ended {
-			end(turnEnd{lost: undo(conn, turn.alone)})
+		if ended {
+			return
 		}
+		e := turnEnd{lost: errors.New("store: undoing a call panicked")}
+		defer func() { end(e) }()
+		e.lost = undo(conn, turn.alone)
 	}()
 	if !turn.alone {
 		if _, err := conn.Exec(context.Background(), "SAVEPOINT hitch_call"); err != nil {
@@ -194,17 +224,20 @@ func (g *grouper) loop() {
 			g.mu.Lock()
 			n := min(len(g.pending), maxTxGroup)
 			batch := slices.Clone(g.pending[:n])
-			g.pending = append(g.pending[:0], g.pending[n:]...)
+			rest := copy(g.pending, g.pending[n:])
+			clear(g.pending[rest:])
+			g.pending = g.pending[:rest]
 			g.mu.Unlock()
 			if n == 0 {
 				break
 			}
 			g.commit(batch)
 		}
-		select {
-		case <-g.quit:
-			return // close has stopped new calls, and pending is empty
-		default:
+		g.mu.Lock()
+		stop := g.closed && len(g.pending) == 0 // no call can be queued now
+		g.mu.Unlock()
+		if stop {
+			return
 		}
 	}
 }
@@ -215,12 +248,10 @@ func (g *grouper) loop() {
 func (g *grouper) commit(batch []*txCall) {
 	ctx := context.Background()
 	for len(batch) > 0 {
+		// A call taken stays for this transaction or the next; a call
+		// abandoned has returned already.
 		batch = slices.DeleteFunc(batch, func(c *txCall) bool {
-			if err := c.ctx.Err(); err != nil {
-				c.result <- err
-				return true
-			}
-			return false
+			return !c.state.CompareAndSwap(callQueued, callTaken) && c.state.Load() != callTaken
 		})
 		if len(batch) == 0 {
 			return
@@ -236,8 +267,11 @@ func (g *grouper) commit(batch []*txCall) {
 		var stood []*txCall
 		var deferred []deferred
 		var lost error
+		begun := time.Now()
 		i := 0
-		for i < len(batch) && lost == nil {
+		// Past maxGroupTime, the calls left go to the next transaction, so
+		// that a slow call does not hold back the commit of many.
+		for i < len(batch) && lost == nil && (i == 0 || time.Since(begun) < maxGroupTime) {
 			c := batch[i]
 			i++
 			if err := c.ctx.Err(); err != nil {

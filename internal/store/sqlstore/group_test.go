@@ -302,3 +302,86 @@ func TestGroupFlushesDeferredWorkOnce(t *testing.T) {
 		t.Errorf("%d flushes' writes committed, want 1 (the failed flush's rolled back)", n)
 	}
 }
+
+// holdWriter starts a call that holds the group's turn until release is
+// closed, and returns once it holds it; wait returns its result.
+func holdWriter(t *testing.T, db *sqlstore.DB) (release chan struct{}, wait func() error) {
+	t.Helper()
+	release, started := make(chan struct{}), make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		done <- db.InTx(context.Background(), func(store.Executor) error { close(started); <-release; return nil })
+	}()
+	<-started
+	return release, func() error { return <-done }
+}
+
+// A call whose context ends while it waits for its turn returns at once,
+// and its function never runs.
+func TestGroupCallGivesUpWhenItsContextEnds(t *testing.T) {
+	t.Parallel()
+	db := openSQLite(t)
+	release, wait := holdWriter(t, db)
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	err := db.InTx(ctx, func(ex store.Executor) error {
+		t.Error("the function ran after its context ended")
+		return nil
+	})
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("InTx = %v, want the deadline", err)
+	}
+	close(release)
+	if err := wait(); err != nil {
+		t.Fatal(err)
+	}
+	// The store goes on.
+	if err := db.InTx(context.Background(), func(ex store.Executor) error {
+		return insertClient(context.Background(), ex, "after")
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// When a call loses the group's transaction (here it rolls it back
+// through the native transaction), the calls whose writes it held are told
+// so, and the calls after it commit in a new transaction.
+func TestGroupLostTransaction(t *testing.T) {
+	t.Parallel()
+	db := openSQLite(t)
+	ctx := context.Background()
+	release, wait := holdWriter(t, db)
+	fns := []struct {
+		name string
+		fn   func(ex store.Executor) error
+	}{
+		{"before", func(ex store.Executor) error { return insertClient(ctx, ex, "before") }},
+		{"loses", func(ex store.Executor) error {
+			_, err := ex.(interface{ Raw() any }).Raw().(*sql.Tx).Exec("ROLLBACK")
+			return err
+		}},
+		{"after", func(ex store.Executor) error { return insertClient(ctx, ex, "after") }},
+	}
+	results := map[string]chan error{}
+	for i, f := range fns {
+		out := make(chan error, 1)
+		results[f.name] = out
+		go func() { out <- db.InTx(ctx, f.fn) }()
+		waitFor(t, f.name+" queued", func() bool { return sqlstore.WaitingCalls(db) == i+1 })
+	}
+	close(release)
+	if err := wait(); err != nil {
+		t.Fatal(err)
+	}
+	for name, wantErr := range map[string]bool{"before": true, "loses": true, "after": false} {
+		if err := <-results[name]; (err != nil) != wantErr {
+			t.Errorf("%s: %v, want an error: %v", name, err, wantErr)
+		}
+	}
+	if _, err := db.ClientGetByID(ctx, "before"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("the lost transaction's write is there (err %v)", err)
+	}
+	if _, err := db.ClientGetByID(ctx, "after"); err != nil {
+		t.Errorf("the call after the lost transaction: %v", err)
+	}
+}

@@ -274,22 +274,31 @@ func TestWebhookJobRunAgainAfterItsSuccessDoesNotResend(t *testing.T) {
 			return state, attempt
 		}
 		eventually(t, "the job completed", func() bool { s, _ := jobState(); return s == "completed" })
-		err := h.store.InTx(context.Background(), func(ex store.Executor) error {
-			const q = `UPDATE river_job SET state = 'available', finalized_at = NULL WHERE kind = 'webhook_delivery'`
-			switch tx := ex.(interface{ Raw() any }).Raw().(type) {
-			case *sql.Tx:
-				_, err := tx.Exec(q)
-				return err
-			case pgx.Tx:
-				_, err := tx.Exec(context.Background(), q)
-				return err
-			default:
-				return fmt.Errorf("unknown transaction %T", tx)
+		// runAgain makes River run the job again; later, when its creation
+		// time moves past the attempt, as for a new job given an old id.
+		runAgain := func(later bool) {
+			sqliteSet, pgSet := "", ""
+			if later {
+				sqliteSet, pgSet = `, created_at = strftime('%Y-%m-%d %H:%M:%f', 'now', '+10 minutes')`, `, created_at = now() + interval '10 minutes'`
 			}
-		})
-		if err != nil {
-			t.Fatal(err)
+			const q = `UPDATE river_job SET state = 'available', finalized_at = NULL%s WHERE kind = 'webhook_delivery'`
+			err := h.store.InTx(context.Background(), func(ex store.Executor) error {
+				switch tx := ex.(interface{ Raw() any }).Raw().(type) {
+				case *sql.Tx:
+					_, err := tx.Exec(fmt.Sprintf(q, sqliteSet))
+					return err
+				case pgx.Tx:
+					_, err := tx.Exec(context.Background(), fmt.Sprintf(q, pgSet))
+					return err
+				default:
+					return fmt.Errorf("unknown transaction %T", tx)
+				}
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
 		}
+		runAgain(false)
 		eventually(t, "the job's second run to complete", func() bool {
 			s, attempt := jobState()
 			return s == "completed" && attempt == 2
@@ -305,6 +314,13 @@ func TestWebhookJobRunAgainAfterItsSuccessDoesNotResend(t *testing.T) {
 		if a := h.attempts(t, evs[0].ID); len(a) != 1 || a[0].Outcome != "succeeded" {
 			t.Errorf("attempts after the second run: %+v, want the one success", a)
 		}
+		// A success recorded before the job was created is another job's.
+		runAgain(true)
+		rcv.wait(t, 2)
+		eventually(t, "the job's third run to complete", func() bool {
+			s, attempt := jobState()
+			return s == "completed" && attempt == 3
+		})
 	}, withWorkers)
 }
 

@@ -161,8 +161,8 @@ type Executor interface {
 
 	WebhookAttemptInsert(ctx context.Context, attempt *WebhookAttempt) error
 	// WebhookAttemptSucceeded reports whether the delivery job jobID of
-	// the event has recorded a successful attempt.
-	WebhookAttemptSucceeded(ctx context.Context, clientID, eventID string, jobID int64) (bool, error)
+	// the event recorded a successful attempt started at or after since.
+	WebhookAttemptSucceeded(ctx context.Context, clientID, eventID string, jobID int64, since time.Time) (bool, error)
 	// WebhookAttemptList lists the attempts to deliver one event, in order.
 	WebhookAttemptList(ctx context.Context, clientID, eventID string) ([]*WebhookAttempt, error)
 

@@ -91,6 +91,21 @@ func (o *outcome) succeeded() bool { return o.status != nil && *o.status >= 200 
 // (on 410 Gone) the endpoint disabled.
 func (w *Worker) Work(ctx context.Context, job *river.Job[DeliveryArgs]) error {
 	s, a := w.s, job.Args
+	if job.Attempt > 1 {
+		// A run after the first: if an earlier run of this job delivered
+		// and recorded the event but its process died before River
+		// completed the job, the receiver has it already. The job's
+		// creation time tells its attempts from those of an older job
+		// with the same id (River's SQLite ids can be reused once old
+		// jobs are deleted).
+		delivered, err := s.store.WebhookAttemptSucceeded(ctx, a.ClientID, a.EventID, job.ID, job.CreatedAt.Add(-time.Minute))
+		if err != nil {
+			return err
+		}
+		if delivered {
+			return nil
+		}
+	}
 	ep, err := s.store.WebhookEndpointGet(ctx, a.ClientID, a.EndpointID)
 	if errors.Is(err, store.ErrNotFound) {
 		s.metrics.deliveries.WithLabelValues("dropped").Inc()
@@ -102,18 +117,6 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[DeliveryArgs]) error {
 	if ep.Status != store.WebhookEndpointEnabled {
 		s.metrics.deliveries.WithLabelValues("dropped").Inc()
 		return river.JobCancel(errors.New("the endpoint is disabled"))
-	}
-	if job.Attempt > 1 {
-		// A run after the first: if an earlier run of this job delivered
-		// and recorded the event but its process died before River
-		// completed the job, the receiver has it already.
-		delivered, err := s.store.WebhookAttemptSucceeded(ctx, a.ClientID, a.EventID, job.ID)
-		if err != nil {
-			return err
-		}
-		if delivered {
-			return nil
-		}
 	}
 	ev, err := s.store.EventGet(ctx, a.ClientID, a.EventID)
 	if err != nil {

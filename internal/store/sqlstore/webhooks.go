@@ -206,11 +206,11 @@ func (e *executor) WebhookAttemptInsert(ctx context.Context, a *store.WebhookAtt
 	return e.wrap("webhook attempt: insert", err)
 }
 
-func (e *executor) WebhookAttemptSucceeded(ctx context.Context, clientID, eventID string, jobID int64) (bool, error) {
+func (e *executor) WebhookAttemptSucceeded(ctx context.Context, clientID, eventID string, jobID int64, since time.Time) (bool, error) {
 	var n int64
 	err := e.conn.QueryRow(ctx, `SELECT count(*) FROM webhook_attempts
-		WHERE client_id = $1 AND event_id = $2 AND job_id = $3 AND outcome = 'succeeded'`,
-		clientID, eventID, jobID).Scan(&n)
+		WHERE client_id = $1 AND event_id = $2 AND job_id = $3 AND outcome = 'succeeded' AND started_at >= $4`,
+		clientID, eventID, jobID, e.ts(since)).Scan(&n)
 	return n > 0, e.wrap("webhook attempt: succeeded", err)
 }
 

@@ -113,6 +113,9 @@ type Executor interface {
 
 	WebhookEndpointInsert(ctx context.Context, endpoint *WebhookEndpoint) error
 	WebhookEndpointGet(ctx context.Context, clientID, id string) (*WebhookEndpoint, error)
+	// WebhookDeliveryGet reads what a delivery sends: the endpoint and the
+	// event, in one query. ErrNotFound if either is missing.
+	WebhookDeliveryGet(ctx context.Context, clientID, endpointID, eventID string) (*WebhookEndpoint, *Event, error)
 	// WebhookEndpointList lists the client's endpoints, oldest first.
 	WebhookEndpointList(ctx context.Context, clientID string) ([]*WebhookEndpoint, error)
 	WebhookEndpointDelete(ctx context.Context, clientID, id string) error

@@ -106,10 +106,20 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[DeliveryArgs]) error {
 			return nil
 		}
 	}
-	ep, err := s.store.WebhookEndpointGet(ctx, a.ClientID, a.EndpointID)
+	ep, ev, err := s.store.WebhookDeliveryGet(ctx, a.ClientID, a.EndpointID, a.EventID)
 	if errors.Is(err, store.ErrNotFound) {
-		s.metrics.deliveries.WithLabelValues("dropped").Inc()
-		return river.JobCancel(errors.New("the endpoint was removed"))
+		// Which is missing? An endpoint removed ends the job; a missing
+		// event is an error (EventGet's).
+		if _, err := s.store.WebhookEndpointGet(ctx, a.ClientID, a.EndpointID); errors.Is(err, store.ErrNotFound) {
+			s.metrics.deliveries.WithLabelValues("dropped").Inc()
+			return river.JobCancel(errors.New("the endpoint was removed"))
+		} else if err != nil {
+			return err
+		}
+		if _, err := s.store.EventGet(ctx, a.ClientID, a.EventID); err != nil {
+			return err
+		}
+		return errors.New("webhook: the endpoint and event were found apart, not together")
 	}
 	if err != nil {
 		return err
@@ -117,10 +127,6 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[DeliveryArgs]) error {
 	if ep.Status != store.WebhookEndpointEnabled {
 		s.metrics.deliveries.WithLabelValues("dropped").Inc()
 		return river.JobCancel(errors.New("the endpoint is disabled"))
-	}
-	ev, err := s.store.EventGet(ctx, a.ClientID, a.EventID)
-	if err != nil {
-		return err
 	}
 	req, err := s.request(ctx, ep, ev)
 	if err != nil {

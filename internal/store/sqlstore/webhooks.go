@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -109,6 +110,41 @@ func (e *executor) WebhookEndpointGet(ctx context.Context, clientID, id string) 
 		return nil, e.wrap("webhook endpoint: get", err)
 	}
 	return ep, nil
+}
+
+func (e *executor) WebhookDeliveryGet(ctx context.Context, clientID, endpointID, eventID string) (*store.WebhookEndpoint, *store.Event, error) {
+	var ev store.Event
+	var payload []byte
+	row := withMore{e.conn.QueryRow(ctx, deliveryQuery, clientID, endpointID, eventID),
+		[]any{&ev.ID, &ev.ClientID, &ev.UserID, &ev.ExternalUserID, &ev.Type, &ev.Sequence, &payload, timeDest{&ev.CreatedAt}}}
+	ep, err := scanEndpoint(row)
+	if err != nil {
+		return nil, nil, e.wrap("webhook delivery: get", err)
+	}
+	ev.Payload = json.RawMessage(payload)
+	return ep, &ev, nil
+}
+
+var deliveryQuery = `SELECT ` + prefixed("ep.", endpointColumns) + `, ` + prefixed("ev.", eventColumns) + `
+	FROM webhook_endpoints ep JOIN events ev ON ev.client_id = ep.client_id AND ev.id = $3
+	WHERE ep.client_id = $1 AND ep.id = $2`
+
+// withMore is a row whose scans also fill more, after the caller's
+// destinations: one query read by a scanner of its first columns.
+type withMore struct {
+	Row
+	more []any
+}
+
+func (r withMore) Scan(dest ...any) error { return r.Row.Scan(append(dest, r.more...)...) }
+
+// prefixed qualifies each of a comma-separated list of columns.
+func prefixed(prefix, columns string) string {
+	cols := strings.Split(columns, ",")
+	for i, c := range cols {
+		cols[i] = prefix + strings.TrimSpace(c)
+	}
+	return strings.Join(cols, ", ")
 }
 
 func (e *executor) WebhookEndpointList(ctx context.Context, clientID string) ([]*store.WebhookEndpoint, error) {

@@ -56,16 +56,7 @@ func TestGroupCommitIsolatesEachCall(t *testing.T) {
 	ctx := context.Background()
 
 	// "a" holds the writer until the others are queued behind it.
-	release, started := make(chan struct{}), make(chan struct{})
-	aDone := make(chan error, 1)
-	go func() {
-		aDone <- db.InTx(ctx, func(ex store.Executor) error {
-			close(started)
-			<-release
-			return insertClient(ctx, ex, "a")
-		})
-	}()
-	<-started
+	release, waitA := holdWriter(t, db, func(ex store.Executor) error { return insertClient(ctx, ex, "a") })
 
 	boom := errors.New("boom")
 	canceled, cancel := context.WithCancel(ctx)
@@ -124,7 +115,7 @@ func TestGroupCommitIsolatesEachCall(t *testing.T) {
 	})
 	cancel()
 	close(release)
-	if err := <-aDone; err != nil {
+	if err := waitA(); err != nil {
 		t.Fatalf("a: %v", err)
 	}
 	wg.Wait()
@@ -167,16 +158,9 @@ func TestGroupCloseRunsQueuedCalls(t *testing.T) {
 	if err := db.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
-	release, started := make(chan struct{}), make(chan struct{})
+	release, waitA := holdWriter(t, db, func(ex store.Executor) error { return insertClient(ctx, ex, "a") })
 	errs := make(chan error, 2)
-	go func() {
-		errs <- db.InTx(ctx, func(ex store.Executor) error {
-			close(started)
-			<-release
-			return insertClient(ctx, ex, "a")
-		})
-	}()
-	<-started
+	go func() { errs <- waitA() }()
 	go func() { errs <- db.InTx(ctx, func(ex store.Executor) error { return insertClient(ctx, ex, "b") }) }()
 	waitFor(t, "b queued", func() bool { return sqlstore.WaitingCalls(db) == 1 })
 	closed := make(chan error, 1)
@@ -232,12 +216,7 @@ func TestGroupFlushesDeferredWorkOnce(t *testing.T) {
 	// runGroup runs calls named names behind a held call, so that they
 	// commit as one group, and returns each call's result.
 	runGroup := func(names ...string) map[string]error {
-		release, started := make(chan struct{}), make(chan struct{})
-		holdDone := make(chan error, 1)
-		go func() {
-			holdDone <- db.InTx(ctx, func(store.Executor) error { close(started); <-release; return nil })
-		}()
-		<-started
+		release, waitHold := holdWriter(t, db, nil)
 		results := make(map[string]chan error)
 		for i, name := range names {
 			out := make(chan error, 1)
@@ -257,7 +236,7 @@ func TestGroupFlushesDeferredWorkOnce(t *testing.T) {
 			waitFor(t, name+" queued", func() bool { return sqlstore.WaitingCalls(db) == i+1 })
 		}
 		close(release)
-		if err := <-holdDone; err != nil {
+		if err := waitHold(); err != nil {
 			t.Fatal(err)
 		}
 		got := map[string]error{}
@@ -304,13 +283,21 @@ func TestGroupFlushesDeferredWorkOnce(t *testing.T) {
 }
 
 // holdWriter starts a call that holds the group's turn until release is
-// closed, and returns once it holds it; wait returns its result.
-func holdWriter(t *testing.T, db *sqlstore.DB) (release chan struct{}, wait func() error) {
+// closed, then runs then (if not nil); it returns once the call holds its
+// turn, and wait returns the call's result.
+func holdWriter(t *testing.T, db *sqlstore.DB, then func(store.Executor) error) (release chan struct{}, wait func() error) {
 	t.Helper()
 	release, started := make(chan struct{}), make(chan struct{})
 	done := make(chan error, 1)
 	go func() {
-		done <- db.InTx(context.Background(), func(store.Executor) error { close(started); <-release; return nil })
+		done <- db.InTx(context.Background(), func(ex store.Executor) error {
+			close(started)
+			<-release
+			if then == nil {
+				return nil
+			}
+			return then(ex)
+		})
 	}()
 	<-started
 	return release, func() error { return <-done }
@@ -321,7 +308,7 @@ func holdWriter(t *testing.T, db *sqlstore.DB) (release chan struct{}, wait func
 func TestGroupCallGivesUpWhenItsContextEnds(t *testing.T) {
 	t.Parallel()
 	db := openSQLite(t)
-	release, wait := holdWriter(t, db)
+	release, wait := holdWriter(t, db, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	err := db.InTx(ctx, func(ex store.Executor) error {
@@ -350,7 +337,7 @@ func TestGroupLostTransaction(t *testing.T) {
 	t.Parallel()
 	db := openSQLite(t)
 	ctx := context.Background()
-	release, wait := holdWriter(t, db)
+	release, wait := holdWriter(t, db, nil)
 	fns := []struct {
 		name string
 		fn   func(ex store.Executor) error

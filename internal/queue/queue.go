@@ -12,6 +12,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -145,8 +147,8 @@ func (q *Queue) InsertTx(ctx context.Context, ex store.Executor, params []river.
 	if len(params) == 0 {
 		return nil
 	}
-	if d, ok := ex.(beforeCommitter); ok {
-		d.BeforeCommit(q, params, q.insertDeferred)
+	if d, ok := ex.(beforeCommitter); ok && !slices.ContainsFunc(params, unique) {
+		d.BeforeCommit(q, slices.Clone(params), q.insertDeferred)
 		return nil
 	}
 	raw, ok := ex.(interface{ Raw() any })
@@ -154,6 +156,18 @@ func (q *Queue) InsertTx(ctx context.Context, ex store.Executor, params []river.
 		return errors.New("queue: insert outside a transaction")
 	}
 	return q.c.insertManyTx(inTx(ctx), raw.Raw(), params)
+}
+
+// unique reports whether p asks River for a unique job. Those are inserted
+// at once: two with one unique key in one statement would fail it on
+// PostgreSQL (ON CONFLICT cannot touch a row twice), where two statements
+// skip the second. No Hitch job is unique today.
+func unique(p river.InsertManyParams) bool {
+	if p.InsertOpts != nil && !reflect.ValueOf(p.InsertOpts.UniqueOpts).IsZero() {
+		return true
+	}
+	a, ok := p.Args.(river.JobArgsWithInsertOpts)
+	return ok && !reflect.ValueOf(a.InsertOpts().UniqueOpts).IsZero()
 }
 
 // beforeCommitter is a transaction that can leave work for just before it

@@ -108,23 +108,23 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[DeliveryArgs]) error {
 	}
 	ep, ev, err := s.store.WebhookDeliveryGet(ctx, a.ClientID, a.EndpointID, a.EventID)
 	if errors.Is(err, store.ErrNotFound) {
-		// Which is missing? An endpoint removed ends the job; a missing
-		// event is an error (EventGet's).
-		if _, err := s.store.WebhookEndpointGet(ctx, a.ClientID, a.EndpointID); errors.Is(err, store.ErrNotFound) {
-			s.metrics.deliveries.WithLabelValues("dropped").Inc()
-			return river.JobCancel(errors.New("the endpoint was removed"))
-		} else if err != nil {
+		// Which is missing? The endpoint decides first, as when the two
+		// were read apart; then a missing event is EventGet's error.
+		ep, err = s.store.WebhookEndpointGet(ctx, a.ClientID, a.EndpointID)
+		if err == nil && ep.Status == store.WebhookEndpointEnabled {
+			if _, err = s.store.EventGet(ctx, a.ClientID, a.EventID); err == nil {
+				err = errors.New("webhook: the endpoint and event were found apart, not together")
+			}
 			return err
 		}
-		if _, err := s.store.EventGet(ctx, a.ClientID, a.EventID); err != nil {
-			return err
-		}
-		return errors.New("webhook: the endpoint and event were found apart, not together")
 	}
-	if err != nil {
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		s.metrics.deliveries.WithLabelValues("dropped").Inc()
+		return river.JobCancel(errors.New("the endpoint was removed"))
+	case err != nil:
 		return err
-	}
-	if ep.Status != store.WebhookEndpointEnabled {
+	case ep.Status != store.WebhookEndpointEnabled:
 		s.metrics.deliveries.WithLabelValues("dropped").Inc()
 		return river.JobCancel(errors.New("the endpoint is disabled"))
 	}

@@ -163,6 +163,9 @@ type Executor interface {
 	SubscriptionIDs(ctx context.Context, clientID, accountID string) ([]string, error)
 
 	WebhookAttemptInsert(ctx context.Context, attempt *WebhookAttempt) error
+	// WebhookAttemptInsertMany records attempts with as few statements as
+	// it can.
+	WebhookAttemptInsertMany(ctx context.Context, attempts []*WebhookAttempt) error
 	// WebhookAttemptSucceeded reports whether the delivery job jobID of
 	// the event recorded a successful attempt started at or after since.
 	WebhookAttemptSucceeded(ctx context.Context, clientID, eventID string, jobID int64, since time.Time) (bool, error)

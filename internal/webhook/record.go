@@ -106,12 +106,11 @@ func (rc *recorder) commit(group []*successRecord) (errs []error) {
 			if err := clearStreaks(ex, group); err != nil {
 				return err
 			}
-			for _, r := range group {
-				if err := ex.WebhookAttemptInsert(r.ctx, r.attempt); err != nil {
-					return err
-				}
+			attempts := make([]*store.WebhookAttempt, len(group))
+			for i, r := range group {
+				attempts[i] = r.attempt
 			}
-			return nil
+			return ex.WebhookAttemptInsertMany(ctx, attempts)
 		})
 		cancel()
 		if err == nil {

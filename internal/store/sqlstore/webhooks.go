@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -230,16 +232,47 @@ func (e *executor) WebhookEndpointSetFailing(ctx context.Context, clientID, id s
 // Webhook attempts
 
 func (e *executor) WebhookAttemptInsert(ctx context.Context, a *store.WebhookAttempt) error {
-	var jobID *int64
-	if a.JobID != 0 {
-		jobID = &a.JobID
+	return e.WebhookAttemptInsertMany(ctx, []*store.WebhookAttempt{a})
+}
+
+// attemptColumns are webhook_attempts' columns as WebhookAttemptInsertMany
+// binds them, attemptsPerInsert the most rows one of its statements binds
+// (so that there are at most that many statements to prepare and cache).
+const (
+	attemptColumns    = 11
+	attemptsPerInsert = 32
+)
+
+func (e *executor) WebhookAttemptInsertMany(ctx context.Context, attempts []*store.WebhookAttempt) error {
+	for chunk := range slices.Chunk(attempts, attemptsPerInsert) {
+		var q strings.Builder
+		q.WriteString(`INSERT INTO webhook_attempts (client_id, event_id, endpoint_id, attempt, job_id,
+			started_at, duration_us, status_code, response_body, error, outcome) VALUES `)
+		args := make([]any, 0, len(chunk)*attemptColumns)
+		for i, a := range chunk {
+			if i > 0 {
+				q.WriteString(", ")
+			}
+			q.WriteByte('(')
+			for c := range attemptColumns {
+				if c > 0 {
+					q.WriteString(", ")
+				}
+				q.WriteString("$" + strconv.Itoa(i*attemptColumns+c+1))
+			}
+			q.WriteByte(')')
+			var jobID *int64
+			if a.JobID != 0 {
+				jobID = &a.JobID
+			}
+			args = append(args, a.ClientID, a.EventID, a.EndpointID, a.Attempt, jobID, e.ts(a.StartedAt),
+				a.Duration.Microseconds(), a.StatusCode, a.ResponseBody, a.Error, a.Outcome)
+		}
+		if _, err := e.conn.Exec(ctx, q.String(), args...); err != nil {
+			return e.wrap("webhook attempt: insert", err)
+		}
 	}
-	_, err := e.conn.Exec(ctx, `INSERT INTO webhook_attempts (client_id, event_id, endpoint_id, attempt, job_id,
-			started_at, duration_us, status_code, response_body, error, outcome)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-		a.ClientID, a.EventID, a.EndpointID, a.Attempt, jobID, e.ts(a.StartedAt), a.Duration.Microseconds(),
-		a.StatusCode, a.ResponseBody, a.Error, a.Outcome)
-	return e.wrap("webhook attempt: insert", err)
+	return nil
 }
 
 func (e *executor) WebhookAttemptSucceeded(ctx context.Context, clientID, eventID string, jobID int64, since time.Time) (bool, error) {

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -57,6 +59,62 @@ func TestWebhookDeliveryGet(t *testing.T) {
 		} {
 			if _, _, err := st.WebhookDeliveryGet(ctx, c.client, c.endpoint, c.event); !errors.Is(err, store.ErrNotFound) {
 				t.Errorf("WebhookDeliveryGet(%q, %q, %q) = %v, want ErrNotFound", c.client, c.endpoint, c.event, err)
+			}
+		}
+	})
+}
+
+// Attempts inserted together, across more than one statement, read back
+// in order with every field.
+func TestWebhookAttemptInsertMany(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, st store.Store) {
+		ctx := context.Background()
+		newClient(t, st, "a")
+		if err := st.WebhookEndpointInsert(ctx, &store.WebhookEndpoint{ID: "we_1", ClientID: "a", URL: "https://example.com/h",
+			SecretSealed: []byte("s"), Status: store.WebhookEndpointEnabled, CreatedAt: t0, UpdatedAt: t0}); err != nil {
+			t.Fatal(err)
+		}
+		evID := uuid.NewString()
+		if _, err := st.EventInsert(ctx, &store.EventInsertParams{ID: evID, ClientID: "a", Type: "TEST",
+			Payload: json.RawMessage(`{}`), CreatedAt: t0}); err != nil {
+			t.Fatal(err)
+		}
+		const n = 70 // three statements of at most 32 rows
+		var want []*store.WebhookAttempt
+		for i := range n {
+			a := &store.WebhookAttempt{ClientID: "a", EventID: evID, EndpointID: "we_1", Attempt: i + 1, JobID: int64(i + 1),
+				StartedAt: t0.Add(time.Duration(i) * time.Second), Duration: time.Duration(i) * time.Millisecond,
+				ResponseBody: fmt.Sprintf("body %d", i), Outcome: store.AttemptFailed, Error: "e"}
+			if i%2 == 0 {
+				code := 200 + i
+				a.StatusCode, a.Outcome, a.Error = &code, store.AttemptSucceeded, ""
+			}
+			want = append(want, a)
+		}
+		if err := st.WebhookAttemptInsertMany(ctx, want); err != nil {
+			t.Fatal(err)
+		}
+		got, err := st.WebhookAttemptList(ctx, "a", evID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != n {
+			t.Fatalf("%d attempts, want %d", len(got), n)
+		}
+		for i, g := range got {
+			w := want[i]
+			if g.Attempt != w.Attempt || !g.StartedAt.Equal(w.StartedAt) || g.Duration != w.Duration || g.ResponseBody != w.ResponseBody ||
+				g.Outcome != w.Outcome || g.Error != w.Error || (g.StatusCode == nil) != (w.StatusCode == nil) ||
+				(g.StatusCode != nil && *g.StatusCode != *w.StatusCode) {
+				t.Fatalf("attempt %d: got %+v, want %+v", i, g, w)
+			}
+		}
+		// The job ids went in too: each succeeded attempt is its job's.
+		for i, w := range want {
+			ok, err := st.WebhookAttemptSucceeded(ctx, "a", evID, int64(i+1), t0)
+			if err != nil || ok != (w.Outcome == store.AttemptSucceeded) {
+				t.Fatalf("WebhookAttemptSucceeded(job %d) = %v, %v", i+1, ok, err)
 			}
 		}
 	})

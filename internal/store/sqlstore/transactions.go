@@ -72,18 +72,25 @@ func (e *executor) digests(ctx context.Context, table, clientID, accountID strin
 var transactionInserts = map[int]string{1: transactionInsert(1), insertChunk: transactionInsert(insertChunk)}
 
 func transactionInsert(rows int) string {
+	return multiRowInsert(`INSERT INTO transactions (id, client_id, account_id, external_id, position, digest, sync_json, full_json, created_at, updated_at) VALUES `,
+		rows, transactionColumns)
+}
+
+// multiRowInsert is head followed by rows tuples of columns placeholders,
+// numbered $1 to $(rows×columns) in order.
+func multiRowInsert(head string, rows, columns int) string {
 	var q strings.Builder
-	q.WriteString(`INSERT INTO transactions (id, client_id, account_id, external_id, position, digest, sync_json, full_json, created_at, updated_at) VALUES `)
+	q.WriteString(head)
 	for r := range rows {
 		if r > 0 {
 			q.WriteString(", ")
 		}
 		q.WriteString("(")
-		for c := range transactionColumns {
+		for c := range columns {
 			if c > 0 {
 				q.WriteString(", ")
 			}
-			q.WriteString("$" + strconv.Itoa(r*transactionColumns+c+1))
+			q.WriteString("$" + strconv.Itoa(r*columns+c+1))
 		}
 		q.WriteString(")")
 	}

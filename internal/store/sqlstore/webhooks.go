@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -236,31 +235,25 @@ func (e *executor) WebhookAttemptInsert(ctx context.Context, a *store.WebhookAtt
 }
 
 // attemptColumns are webhook_attempts' columns as WebhookAttemptInsertMany
-// binds them, attemptsPerInsert the most rows one of its statements binds
-// (so that there are at most that many statements to prepare and cache).
+// binds them, attemptsPerInsert the most rows one of its statements binds,
+// and attemptInserts its statement for each number of rows.
 const (
 	attemptColumns    = 11
 	attemptsPerInsert = 32
 )
 
+var attemptInserts = func() (q [attemptsPerInsert + 1]string) {
+	for n := 1; n <= attemptsPerInsert; n++ {
+		q[n] = multiRowInsert(`INSERT INTO webhook_attempts (client_id, event_id, endpoint_id, attempt, job_id,
+			started_at, duration_us, status_code, response_body, error, outcome) VALUES `, n, attemptColumns)
+	}
+	return q
+}()
+
 func (e *executor) WebhookAttemptInsertMany(ctx context.Context, attempts []*store.WebhookAttempt) error {
 	for chunk := range slices.Chunk(attempts, attemptsPerInsert) {
-		var q strings.Builder
-		q.WriteString(`INSERT INTO webhook_attempts (client_id, event_id, endpoint_id, attempt, job_id,
-			started_at, duration_us, status_code, response_body, error, outcome) VALUES `)
 		args := make([]any, 0, len(chunk)*attemptColumns)
-		for i, a := range chunk {
-			if i > 0 {
-				q.WriteString(", ")
-			}
-			q.WriteByte('(')
-			for c := range attemptColumns {
-				if c > 0 {
-					q.WriteString(", ")
-				}
-				q.WriteString("$" + strconv.Itoa(i*attemptColumns+c+1))
-			}
-			q.WriteByte(')')
+		for _, a := range chunk {
 			var jobID *int64
 			if a.JobID != 0 {
 				jobID = &a.JobID
@@ -268,7 +261,7 @@ func (e *executor) WebhookAttemptInsertMany(ctx context.Context, attempts []*sto
 			args = append(args, a.ClientID, a.EventID, a.EndpointID, a.Attempt, jobID, e.ts(a.StartedAt),
 				a.Duration.Microseconds(), a.StatusCode, a.ResponseBody, a.Error, a.Outcome)
 		}
-		if _, err := e.conn.Exec(ctx, q.String(), args...); err != nil {
+		if _, err := e.conn.Exec(ctx, attemptInserts[len(chunk)], args...); err != nil {
 			return e.wrap("webhook attempt: insert", err)
 		}
 	}

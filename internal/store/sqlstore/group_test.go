@@ -17,6 +17,8 @@ import (
 	"github.com/hitchdev/hitch/internal/store/sqlstore"
 )
 
+// openSQLite opens a migrated store whose groups are not cut short by
+// time (a slow machine must not split the groups the tests build).
 func openSQLite(t *testing.T) *sqlstore.DB {
 	t.Helper()
 	ctx := context.Background()
@@ -24,6 +26,7 @@ func openSQLite(t *testing.T) *sqlstore.DB {
 	if err != nil {
 		t.Fatal(err)
 	}
+	sqlstore.SetGroupTime(db, time.Hour)
 	t.Cleanup(func() { db.Close() })
 	if err := db.Migrate(ctx); err != nil {
 		t.Fatal(err)
@@ -370,5 +373,42 @@ func TestGroupLostTransaction(t *testing.T) {
 	}
 	if _, err := db.ClientGetByID(ctx, "after"); err != nil {
 		t.Errorf("the call after the lost transaction: %v", err)
+	}
+}
+
+// A group hands out no turn once it has run for its time: the calls
+// queued behind a slow one commit in the next transaction, so that the
+// slow call holds back only the commit of the calls before it.
+func TestGroupTimeBoundsATransaction(t *testing.T) {
+	t.Parallel()
+	db := openSQLite(t)
+	sqlstore.SetGroupTime(db, 10*time.Millisecond)
+	ctx := context.Background()
+	release, wait := holdWriter(t, db, nil)
+	errs := make(chan error, 3)
+	for i, name := range []string{"slow", "b", "c"} {
+		go func() {
+			errs <- db.InTx(ctx, func(ex store.Executor) error {
+				if name == "slow" {
+					time.Sleep(50 * time.Millisecond)
+				}
+				return insertClient(ctx, ex, name)
+			})
+		}()
+		waitFor(t, name+" queued", func() bool { return sqlstore.WaitingCalls(db) == i+1 })
+	}
+	close(release)
+	if err := wait(); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The held call, then slow alone, then b and c (together, or apart on
+	// a slow machine).
+	if n := sqlstore.GroupCommits(db); n < 3 {
+		t.Errorf("%d commits: the calls after the slow one shared its transaction", n)
 	}
 }

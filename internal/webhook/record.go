@@ -100,18 +100,7 @@ func (rc *recorder) commit(group []*successRecord) (errs []error) {
 		// The records' contexts carry no cancellation (Work strips it):
 		// the group has a deadline of its own.
 		ctx, cancel := context.WithTimeout(group[0].ctx, RecordSlack)
-		err := rc.store.InTx(ctx, func(ex store.Executor) error {
-			// Endpoint rows first, each once and in one order, so that
-			// groups committing at once cannot deadlock on them.
-			if err := clearStreaks(ex, group); err != nil {
-				return err
-			}
-			attempts := make([]*store.WebhookAttempt, len(group))
-			for i, r := range group {
-				attempts[i] = r.attempt
-			}
-			return ex.WebhookAttemptInsertMany(ctx, attempts)
-		})
+		err := rc.store.InTx(ctx, func(ex store.Executor) error { return writeSuccesses(ctx, ex, group) })
 		cancel()
 		if err == nil {
 			written = len(group)
@@ -120,20 +109,25 @@ func (rc *recorder) commit(group []*successRecord) (errs []error) {
 	}
 	for i, r := range group {
 		ctx, cancel := context.WithTimeout(r.ctx, RecordSlack)
-		errs[i] = rc.store.InTx(ctx, func(ex store.Executor) error { return writeSuccess(ex, r) })
+		errs[i] = rc.store.InTx(ctx, func(ex store.Executor) error { return writeSuccesses(ctx, ex, group[i:i+1]) })
 		cancel()
 		written = i + 1
 	}
 	return errs
 }
 
-// writeSuccess writes r's attempt and ends its endpoint's failing streak if
-// there was one.
-func writeSuccess(ex store.Executor, r *successRecord) error {
-	if err := clearStreaks(ex, []*successRecord{r}); err != nil {
+// writeSuccesses writes the records' attempts and ends the failing streaks
+// of their endpoints that had one. Endpoint rows go first, each once and
+// in one order, so that groups committing at once cannot deadlock on them.
+func writeSuccesses(ctx context.Context, ex store.Executor, records []*successRecord) error {
+	if err := clearStreaks(ex, records); err != nil {
 		return err
 	}
-	return ex.WebhookAttemptInsert(r.ctx, r.attempt)
+	attempts := make([]*store.WebhookAttempt, len(records))
+	for i, r := range records {
+		attempts[i] = r.attempt
+	}
+	return ex.WebhookAttemptInsertMany(ctx, attempts)
 }
 
 // clearStreaks ends the failing streak of the endpoints of records that

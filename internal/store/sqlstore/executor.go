@@ -424,11 +424,17 @@ const eventColumns = `id, client_id, user_id, external_user_id, type, sequence, 
 func scanEvent(row Row) (*store.Event, error) {
 	var ev store.Event
 	var payload []byte
-	if err := row.Scan(&ev.ID, &ev.ClientID, &ev.UserID, &ev.ExternalUserID, &ev.Type, &ev.Sequence, &payload, timeDest{&ev.CreatedAt}); err != nil {
+	if err := row.Scan(eventDest(&ev, &payload)...); err != nil {
 		return nil, err
 	}
 	ev.Payload = json.RawMessage(payload)
 	return &ev, nil
+}
+
+// eventDest are the scan destinations of eventColumns; the payload goes to
+// payload, for the caller to set as ev.Payload once scanned.
+func eventDest(ev *store.Event, payload *[]byte) []any {
+	return []any{&ev.ID, &ev.ClientID, &ev.UserID, &ev.ExternalUserID, &ev.Type, &ev.Sequence, payload, timeDest{&ev.CreatedAt}}
 }
 
 func (e *executor) EventInsert(ctx context.Context, p *store.EventInsertParams) (*store.Event, error) {

@@ -116,8 +116,7 @@ func (e *executor) WebhookEndpointGet(ctx context.Context, clientID, id string) 
 func (e *executor) WebhookDeliveryGet(ctx context.Context, clientID, endpointID, eventID string) (*store.WebhookEndpoint, *store.Event, error) {
 	var ev store.Event
 	var payload []byte
-	row := withMore{e.conn.QueryRow(ctx, deliveryQuery, clientID, endpointID, eventID),
-		[]any{&ev.ID, &ev.ClientID, &ev.UserID, &ev.ExternalUserID, &ev.Type, &ev.Sequence, &payload, timeDest{&ev.CreatedAt}}}
+	row := withMore{e.conn.QueryRow(ctx, deliveryQuery, clientID, endpointID, eventID), eventDest(&ev, &payload)}
 	ep, err := scanEndpoint(row)
 	if err != nil {
 		return nil, nil, e.wrap("webhook delivery: get", err)

@@ -29,6 +29,15 @@ var migrations embed.FS
 
 // Open opens (creating if needed) the database file at path.
 func Open(ctx context.Context, path string) (*sqlstore.DB, error) {
+	d, err := open(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	return sqlstore.New(d)
+}
+
+// open opens the driver of Open.
+func open(ctx context.Context, path string) (*driver, error) {
 	if dir := filepath.Dir(path); dir != "" {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return nil, fmt.Errorf("sqlite: create directory: %w", err)
@@ -53,6 +62,9 @@ func Open(ctx context.Context, path string) (*sqlstore.DB, error) {
 
 	writerQuery := cloneValues(pragmas)
 	writerQuery.Set("_txlock", "immediate") // take the write lock at BEGIN, not on first write
+	// The writer's own checkpoints are the checkpointer's backstop
+	// (checkpoint.go).
+	writerQuery.Add("_pragma", fmt.Sprintf("wal_autocheckpoint(%d)", restartFrames))
 	writer := sql.OpenDB(&connector{dsn: "file:" + path + "?" + writerQuery.Encode()})
 	writer.SetMaxOpenConns(1)
 	writer.SetMaxIdleConns(1)
@@ -75,7 +87,12 @@ func Open(ctx context.Context, path string) (*sqlstore.DB, error) {
 	}
 	// Without a mark (MarkErr says why) every read goes to the database.
 	d.mark = openWALMark(ctx, &connector{dsn: "file:" + path + "?" + readerQuery.Encode()})
-	return sqlstore.New(d)
+	var backlog func() (uint32, uint32, bool)
+	if d.mark.MarkErr() == nil {
+		backlog = d.mark.Backlog
+	}
+	d.checkpoints = startCheckpointer(&connector{dsn: "file:" + path + "?" + pragmas.Encode()}, backlog)
+	return d, nil
 }
 
 func cloneValues(v url.Values) url.Values {
@@ -90,6 +107,8 @@ type driver struct {
 	writer *sql.DB // one connection: SQLite has one writer at a time
 	reader *sql.DB // query_only connections for reads outside transactions
 	mark   *walMark
+	// checkpoints copies the WAL into the database file beside the writer.
+	checkpoints *checkpointer
 }
 
 // Mark is the WAL index's header (walMark).
@@ -123,7 +142,11 @@ func (d *driver) Ping(ctx context.Context) error {
 // may be the process's last, and closing it drops the process's locks on
 // the file, which SQLite's connections must no longer need.
 func (d *driver) Close() error {
-	err := errors.Join(d.reader.Close(), d.writer.Close())
+	var err error
+	if d.checkpoints != nil {
+		err = d.checkpoints.Close()
+	}
+	err = errors.Join(err, d.reader.Close(), d.writer.Close())
 	if d.mark != nil {
 		err = errors.Join(err, d.mark.Close())
 	}

@@ -186,7 +186,8 @@ type Executor interface {
 
 	// Tasks: the work a login starts at a merchant.
 
-	// TaskInsert stores a task; ErrConflict when its id is taken.
+	// TaskInsert stores a task; ErrConflict when its id is taken, which
+	// leaves a transaction usable.
 	TaskInsert(ctx context.Context, task *Task) error
 	TaskGet(ctx context.Context, clientID string, id int64) (*Task, error)
 	// TaskAttachCard moves a task awaiting its card, before its deadline, to

@@ -34,13 +34,23 @@ func (e *executor) TaskInsert(ctx context.Context, t *store.Task) error {
 	if t.ID <= 0 || t.ID >= 1<<53 { // what JavaScript reads exactly
 		return fmt.Errorf("task: insert: id %d out of range", t.ID)
 	}
-	_, err := e.conn.Exec(ctx, `INSERT INTO tasks (`+taskColumns+`)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)`,
+	// A taken id is no error to the database, so that the caller can draw
+	// another in the same transaction: on PostgreSQL a failed statement
+	// would abort it.
+	n, err := e.conn.Exec(ctx, `INSERT INTO tasks (`+taskColumns+`)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)
+		ON CONFLICT (id) DO NOTHING`,
 		t.ID, t.ClientID, t.ExternalUserID, t.UserID, t.AccountID, t.MerchantID, t.Product, t.CardID, t.SessionID,
 		t.Status, t.Reason, t.CardSealed, t.CardBrand, t.CardLastFour, t.CardExpMonth, t.CardExpYear,
 		jsonArg(t.Metadata), e.nullTs(t.CardDeadline), e.nullTs(t.ClaimedAt), e.ts(t.CreatedAt), e.ts(t.UpdatedAt),
 		e.nullTs(t.FinishedAt), t.Simulation)
-	return e.wrap("task: insert", err)
+	if err != nil {
+		return e.wrap("task: insert", err)
+	}
+	if n == 0 {
+		return fmt.Errorf("task: insert: id %d: %w", t.ID, store.ErrConflict)
+	}
+	return nil
 }
 
 func (e *executor) TaskGet(ctx context.Context, clientID string, id int64) (*store.Task, error) {

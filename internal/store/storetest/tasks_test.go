@@ -139,6 +139,42 @@ func TestTasks(t *testing.T) {
 	})
 }
 
+// A taken task id is ErrConflict and leaves the transaction usable, so
+// that the caller can draw another id in it: on PostgreSQL a failed
+// statement would abort the transaction.
+func TestTaskIDTakenInTransaction(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, st store.Store) {
+		ctx := context.Background()
+		newClient(t, st, "a")
+		u := newUser(t, st, "a", "user-1")
+		acct, err := st.AccountLink(ctx, &store.AccountLinkParams{ID: uuid.NewString(), ClientID: "a", UserID: u.ID,
+			MerchantID: 1, Now: t0})
+		if err != nil {
+			t.Fatal(err)
+		}
+		task := func(id int64) *store.Task {
+			return &store.Task{ID: id, ClientID: "a", ExternalUserID: "user-1", UserID: u.ID, AccountID: acct.ID,
+				MerchantID: 1, Product: "card_switcher", Status: store.TaskPending, CreatedAt: t0, UpdatedAt: t0}
+		}
+		if err := st.TaskInsert(ctx, task(7)); err != nil {
+			t.Fatal(err)
+		}
+		err = st.InTx(ctx, func(ex store.Executor) error {
+			if err := ex.TaskInsert(ctx, task(7)); !errors.Is(err, store.ErrConflict) {
+				t.Errorf("a taken id in a transaction: %v, want ErrConflict", err)
+			}
+			return ex.TaskInsert(ctx, task(8))
+		})
+		if err != nil {
+			t.Fatalf("the transaction after a taken id: %v", err)
+		}
+		if _, err := st.TaskGet(ctx, "a", 8); err != nil {
+			t.Fatalf("the task inserted after a taken id: %v", err)
+		}
+	})
+}
+
 func TestAccountActionsAndScopes(t *testing.T) {
 	t.Parallel()
 	storetest.ForEach(t, func(t *testing.T, st store.Store) {

@@ -49,3 +49,35 @@ func TestSimulatedResult(t *testing.T) {
 		}
 	}
 }
+
+// Task ids are in [1, 2^53), ordered by the millisecond they were made in,
+// and random within it.
+func TestNewTaskIDOrdersByTime(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
+	seen := map[int64]bool{}
+	prev := int64(0)
+	for i := range 1000 {
+		when := at.Add(time.Duration(i/10) * time.Millisecond) // ten ids a millisecond
+		id := newTaskID(when)
+		if id <= 0 || id >= 1<<53 {
+			t.Fatalf("id %d out of [1, 2^53)", id)
+		}
+		if ms := id >> 12; ms != when.UnixMilli()-taskIDEpoch {
+			t.Fatalf("id %d holds millisecond %d, want %d", id, ms, when.UnixMilli()-taskIDEpoch)
+		}
+		if i%10 == 0 && id <= prev {
+			t.Fatalf("an id of a later millisecond, %d, is not above %d", id, prev)
+		}
+		prev = max(prev, id)
+		seen[id&0xfff] = true
+	}
+	if len(seen) < 500 {
+		t.Fatalf("1,000 ids drew only %d distinct low bits", len(seen))
+	}
+	for _, when := range []time.Time{time.Unix(0, 0), time.Date(2200, 1, 1, 0, 0, 0, 0, time.UTC)} {
+		if id := newTaskID(when); id <= 0 || id >= 1<<53 {
+			t.Fatalf("at %v: id %d out of [1, 2^53)", when, id)
+		}
+	}
+}

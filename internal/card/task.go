@@ -104,11 +104,26 @@ func NewService(st store.Store, box *seal.Box, q *queue.Queue, accounts *account
 // CardWindow is how long a card switch waits for its card.
 func (s *Service) CardWindow() time.Duration { return s.cfg.CardWindow }
 
-// newTaskID draws an id in [1, 2^53).
-func newTaskID() int64 {
-	var b [8]byte
-	_, _ = rand.Read(b[:]) // never fails on supported platforms
-	return int64(binary.BigEndian.Uint64(b[:])>>11) | 1
+// taskIDEpoch is where the time in task ids starts: 2026-01-01 UTC, in
+// Unix milliseconds.
+const taskIDEpoch = 1767225600000
+
+// newTaskID makes an id in [1, 2^53), what JavaScript reads exactly: the
+// milliseconds from taskIDEpoch to at (41 bits, enough until 2095), then 12
+// random bits. Ids made in time order are stored in time order: with
+// random ids every task's insert, and again its end, wrote a different
+// page of the table, each a frame of SQLite's WAL (or a full-page image on
+// PostgreSQL). An id tells when its task was opened, which its events tell
+// anyway, and no developer another's volume.
+func newTaskID(at time.Time) int64 {
+	ms := min(max(at.UnixMilli()-taskIDEpoch, 0), 1<<41-1)
+	for {
+		var b [2]byte
+		_, _ = rand.Read(b[:]) // never fails on supported platforms
+		if id := ms<<12 | int64(binary.BigEndian.Uint16(b[:])>>4); id > 0 {
+			return id
+		}
+	}
 }
 
 // Authenticate links an account for a login of the card switcher or the
@@ -163,11 +178,12 @@ func (s *Service) Authenticate(ctx context.Context, p account.LinkParams, vaultF
 	return a, taskID, nil
 }
 
-// insertTask stores t under a fresh random id, drawing again on the
-// (one in 2^53) chance that it is taken.
+// insertTask stores t under a fresh id, drawing again when it is taken: a
+// chance of one in 4,096 for each other task opened in the same
+// millisecond.
 func (s *Service) insertTask(ctx context.Context, ex store.Executor, t *store.Task) error {
-	for range 3 {
-		t.ID = newTaskID()
+	for range 8 {
+		t.ID = newTaskID(t.CreatedAt)
 		err := ex.TaskInsert(ctx, t)
 		if !errors.Is(err, store.ErrConflict) {
 			return err

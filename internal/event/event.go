@@ -120,9 +120,25 @@ func (l *Log) Record(ctx context.Context, ex store.Executor, p Params) (*store.E
 	return ev, nil
 }
 
+// NewID makes an event id: a UUIDv7, whose first 48 bits are the time in
+// milliseconds. Events are looked up by id in every delivery, and with
+// random (v4) ids every event insert landed on a different page of the
+// primary key's index, a page written to the WAL (SQLite) or the heap of
+// full-page images (PostgreSQL) each time; time-ordered ids append to the
+// index's last pages. An id tells when its event was made, as its
+// timestamp field does already, and keeps 62 random bits; every lookup by
+// id is scoped to the developer.
+func NewID() string {
+	id, err := uuid.NewV7()
+	if err != nil {
+		return uuid.NewString()
+	}
+	return id.String()
+}
+
 func record(ctx context.Context, ex store.Executor, p Params) (*store.Event, error) {
 	env := Envelope{
-		ID:        uuid.NewString(),
+		ID:        NewID(),
 		Event:     p.Type,
 		SessionID: p.SessionID,
 		TaskID:    p.TaskID,

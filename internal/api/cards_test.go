@@ -34,6 +34,7 @@ type envelope struct {
 	TaskID         *int64         `json:"task_id"`
 	SessionID      *string        `json:"session_id"`
 	ExternalUserID string         `json:"external_user_id"`
+	Sequence       int64          `json:"sequence"`
 	Merchant       map[string]any `json:"merchant"`
 	Data           map[string]any `json:"data"`
 }

@@ -3,9 +3,12 @@ package api_test
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/hitchdev/hitch/client"
+	"github.com/hitchdev/hitch/internal/account"
 	"github.com/hitchdev/hitch/internal/store"
 	"github.com/hitchdev/hitch/internal/store/storetest"
 )
@@ -13,7 +16,11 @@ import (
 // The development simulator's decisions are committed with their tasks: a
 // node that takes cards but runs no workers leaves the tasks pending with
 // their decision, and the simulators of other nodes end each exactly once,
-// with the decided outcome, even with two of them racing.
+// with the decided outcome, even with two of them racing. One account's
+// tasks, ended together, leave the account as ending them one by one
+// would: the newest task's outcome as its last user action, the
+// update_card scope from the switches that succeeded, and one event each
+// in sequence.
 func TestSimulatorEndsTasksOnAnyNode(t *testing.T) {
 	t.Parallel()
 	storetest.ForEach(t, func(t *testing.T, st store.Store) {
@@ -24,12 +31,15 @@ func TestSimulatorEndsTasksOnAnyNode(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := map[int64]string{} // task: outcome event
+		var newest int64
 		for _, number := range []string{"4242424242424242", "4000000000000697", "4242424242424242", "4000000000009953"} {
 			res, err := front.api.SubmitCard(ctx, &client.SubmitCardRequest{JWE: front.encrypt(t, goodCard(number)),
 				ExternalUserID: "u1", MerchantID: 1})
 			if err != nil {
 				t.Fatal(err)
 			}
+			newest = res.TaskID
+			front.clock.Advance(time.Millisecond) // the next task is newer
 			want[res.TaskID] = "CARD_UPDATED"
 			if number != "4242424242424242" {
 				want[res.TaskID] = "CARD_FAILED"
@@ -64,10 +74,14 @@ func TestSimulatorEndsTasksOnAnyNode(t *testing.T) {
 			front.waitEvent(t, front.clientID, typ, id)
 		}
 		outcomes := map[int64]int{}
+		var sequences []int64 // of u1's events
 		for _, ev := range front.events(front.clientID) {
 			var env envelope
 			if err := json.Unmarshal(ev.Payload, &env); err != nil {
 				t.Fatal(err)
+			}
+			if env.ExternalUserID == "u1" {
+				sequences = append(sequences, env.Sequence)
 			}
 			if env.TaskID != nil && env.Event != "AUTHENTICATED" {
 				outcomes[*env.TaskID]++
@@ -84,6 +98,27 @@ func TestSimulatorEndsTasksOnAnyNode(t *testing.T) {
 			if err != nil || task.Status == store.TaskPending || task.Simulation != nil {
 				t.Errorf("task %d after the simulators = %+v, %v", id, task, err)
 			}
+		}
+		slices.Sort(sequences)
+		for i, seq := range sequences {
+			if seq != sequences[0]+int64(i) {
+				t.Fatalf("u1's event sequences = %v, want one each, in a row", sequences)
+			}
+		}
+		last, err := st.TaskGet(ctx, front.clientID, newest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := front.api.GetAccount(ctx, "u1", 1, "card_switcher")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if action := a.LastUserAction; action.Status == nil || *action.Status != account.ActionFailure ||
+			action.AttemptedAt == nil || !action.AttemptedAt.Equal(last.CreatedAt) {
+			t.Errorf("last user action = %v at %v, want the newest task's failure at %v", *action.Status, action.AttemptedAt, last.CreatedAt)
+		}
+		if !slices.Contains(a.Connection.Scopes, client.Scope{Type: account.ScopeUpdateCard}) {
+			t.Errorf("scopes = %v, want update_card from the switches that succeeded", a.Connection.Scopes)
 		}
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
@@ -20,9 +21,14 @@ import (
 // from development to production keeps such tasks pending: nothing runs
 // the simulator there.
 const (
-	simulateSucceed  = "succeed"
-	simulateFail     = "fail:"
-	simulatorBatch   = 100
+	simulateSucceed = "succeed"
+	simulateFail    = "fail:"
+	simulatorBatch  = 100
+	// simulatorChunk bounds the tasks ended in one transaction. On SQLite
+	// a transaction holds the one writer: 100 tasks held it for about 8 ms,
+	// long enough for every POST /card in flight to queue behind it with
+	// the CPUs idle (docs/benchmarks.md, session 11).
+	simulatorChunk   = 16
 	simulatorPolling = time.Second
 	// simulatorGather is how long the simulator lets tasks gather after
 	// it is woken, so that a busy node ends them in batches rather than a
@@ -137,20 +143,23 @@ func byAccount(tasks []*store.Task) [][]*store.Task {
 	return groups
 }
 
-// simulateAccount ends one account's tasks in one transaction. Every
-// other writer locks an account before its user, and so does this: a
-// transaction spanning several accounts of one user would lock the user
-// between them and could deadlock on PostgreSQL with, say, ingestion into
-// the second account. If the transaction fails, each task is ended in its
-// own, so that one that cannot end holds up no other.
+// simulatedTask is a task the simulator ends, with its result.
+type simulatedTask struct {
+	task          *store.Task
+	result        Result
+	subscriptions []string
+}
+
+// simulateAccount ends one account's tasks, simulatorChunk at a time, each
+// chunk in one transaction. Every other writer locks an account before its
+// user, and so does this: a transaction spanning several accounts of one
+// user would lock the user between them and could deadlock on PostgreSQL
+// with, say, ingestion into the second account. If a chunk's transaction
+// fails, each of its tasks is ended in its own, so that one that cannot end
+// holds up no other.
 func (s *Service) simulateAccount(ctx context.Context, tasks []*store.Task) error {
-	type item struct {
-		task          *store.Task
-		result        Result
-		subscriptions []string
-	}
 	var firstErr error
-	items := make([]item, 0, len(tasks))
+	items := make([]simulatedTask, 0, len(tasks))
 	for _, t := range tasks {
 		r := s.simulatedResult(t, *t.Simulation)
 		subscriptions, err := s.checkResult(ctx, t, r)
@@ -159,27 +168,73 @@ func (s *Service) simulateAccount(ctx context.Context, tasks []*store.Task) erro
 			firstErr = cmp.Or(firstErr, err)
 			continue
 		}
-		items = append(items, item{task: t, result: r, subscriptions: subscriptions})
+		items = append(items, simulatedTask{task: t, result: r, subscriptions: subscriptions})
 	}
-	now := s.now()
-	err := s.store.InTx(ctx, func(ex store.Executor) error {
-		for _, it := range items {
-			if _, err := s.finishIn(ctx, ex, it.task, store.TaskPending, it.result, it.subscriptions, now); err != nil {
-				return err
-			}
+	for chunk := range slices.Chunk(items, simulatorChunk) {
+		now := s.now()
+		err := s.store.InTx(ctx, func(ex store.Executor) error { return s.finishChunk(ctx, ex, chunk, now) })
+		if ctx.Err() != nil {
+			return ctx.Err()
 		}
-		return nil
-	})
-	if err == nil || ctx.Err() != nil {
-		return cmp.Or(err, firstErr)
-	}
-	s.log.Warn("simulator: ending an account's tasks together failed; ending them one at a time", "tasks", len(items), "error", err)
-	for _, it := range items {
-		if _, err := s.finish(ctx, it.task, store.TaskPending, it.result); err != nil {
-			firstErr = cmp.Or(firstErr, err)
+		if err == nil {
+			continue
+		}
+		s.log.Warn("simulator: ending an account's tasks together failed; ending them one at a time", "tasks", len(chunk), "error", err)
+		for _, it := range chunk {
+			if _, err := s.finish(ctx, it.task, store.TaskPending, it.result); err != nil {
+				firstErr = cmp.Or(firstErr, err)
+			}
 		}
 	}
 	return firstErr
+}
+
+// finishChunk ends tasks of one account in ex's transaction, oldest first,
+// to the state that ending them one by one with finishIn would leave, in
+// fewer statements: each task and its event, but the account's last user
+// action once per product (the newest task's) and the update_card scope
+// once (if any card switch succeeded).
+func (s *Service) finishChunk(ctx context.Context, ex store.Executor, chunk []simulatedTask, now time.Time) error {
+	ended := make([]*store.Task, len(chunk))
+	newest := map[string]int{} // product → index in chunk
+	scope := -1
+	for i, it := range chunk {
+		t, err := s.endTask(ctx, ex, it.task, store.TaskPending, it.result, now)
+		if err != nil {
+			return err
+		}
+		if t == nil { // ended already, by another node
+			continue
+		}
+		ended[i] = t
+		if j, ok := newest[t.Product]; !ok || !t.CreatedAt.Before(ended[j].CreatedAt) {
+			newest[t.Product] = i
+		}
+		if t.Product == "card_switcher" && it.result.Succeeded {
+			scope = i
+		}
+	}
+	for _, product := range []string{"card_switcher", "vault"} {
+		if i, ok := newest[product]; ok {
+			if err := s.setAction(ctx, ex, ended[i], chunk[i].result, now); err != nil {
+				return err
+			}
+		}
+	}
+	if scope >= 0 {
+		if err := s.addUpdateCardScope(ctx, ex, ended[scope], now); err != nil {
+			return err
+		}
+	}
+	for i, t := range ended {
+		if t == nil {
+			continue
+		}
+		if err := s.recordEvent(ctx, ex, t, chunk[i].result, chunk[i].subscriptions, now); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // logger is cfg.Logger, or one that discards.

@@ -418,6 +418,20 @@ func (s *Service) checkResult(ctx context.Context, task *store.Task, r Result) (
 // reports false, recording nothing, when the task has ended already.
 func (s *Service) finishIn(ctx context.Context, ex store.Executor, task *store.Task, from string, r Result,
 	subscriptions []string, now time.Time) (bool, error) {
+	ended, err := s.endTask(ctx, ex, task, from, r, now)
+	if ended == nil || err != nil {
+		return false, err
+	}
+	if err := s.recordAction(ctx, ex, ended, r, now); err != nil {
+		return false, err
+	}
+	return true, s.recordEvent(ctx, ex, ended, r, subscriptions, now)
+}
+
+// endTask moves the task to its end state, or returns nil when it has
+// ended already.
+func (s *Service) endTask(ctx context.Context, ex store.Executor, task *store.Task, from string, r Result,
+	now time.Time) (*store.Task, error) {
 	status, reason := store.TaskSucceeded, (*string)(nil)
 	if !r.Succeeded {
 		status, reason = store.TaskFailed, &r.Reason
@@ -425,14 +439,27 @@ func (s *Service) finishIn(ctx context.Context, ex store.Executor, task *store.T
 	ended, err := ex.TaskFinish(ctx, &store.TaskFinishParams{ClientID: task.ClientID, ID: task.ID, From: from,
 		Status: status, Reason: reason, Card: r.Card, Now: now})
 	if errors.Is(err, store.ErrNotFound) {
-		return false, nil
-	} else if err != nil {
-		return false, err
+		return nil, nil
 	}
-	return true, s.recordOutcome(ctx, ex, ended, r, subscriptions, now)
+	return ended, err
 }
 
-func (s *Service) recordOutcome(ctx context.Context, ex store.Executor, task *store.Task, r Result, subscriptions []string, now time.Time) error {
+// recordAction records the ended task as its account's last user action
+// for its product and, for a card switch that succeeded, gives the account
+// the update_card scope.
+func (s *Service) recordAction(ctx context.Context, ex store.Executor, task *store.Task, r Result, now time.Time) error {
+	if err := s.setAction(ctx, ex, task, r, now); err != nil {
+		return err
+	}
+	if task.Product == "card_switcher" && r.Succeeded {
+		return s.addUpdateCardScope(ctx, ex, task, now)
+	}
+	return nil
+}
+
+// setAction records the ended task as its account's last user action for
+// its product.
+func (s *Service) setAction(ctx context.Context, ex store.Executor, task *store.Task, r Result, now time.Time) error {
 	action := account.ActionSuccess
 	if !r.Succeeded {
 		action = account.ActionFailure
@@ -442,13 +469,22 @@ func (s *Service) recordOutcome(ctx context.Context, ex store.Executor, task *st
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
-	if task.Product == "card_switcher" && r.Succeeded {
-		// An account disconnected or unlinked meanwhile gets no scope.
-		if err := ex.AccountAddScope(ctx, task.ClientID, task.AccountID, account.ScopeUpdateCard, now); err != nil &&
-			!errors.Is(err, store.ErrNotFound) {
-			return err
-		}
+	return nil
+}
+
+// addUpdateCardScope gives the task's account the update_card scope, after
+// a card switch that succeeded. An account disconnected or unlinked
+// meanwhile gets no scope.
+func (s *Service) addUpdateCardScope(ctx context.Context, ex store.Executor, task *store.Task, now time.Time) error {
+	err := ex.AccountAddScope(ctx, task.ClientID, task.AccountID, account.ScopeUpdateCard, now)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return err
 	}
+	return nil
+}
+
+// recordEvent records the ended task's outcome event.
+func (s *Service) recordEvent(ctx context.Context, ex store.Executor, task *store.Task, r Result, subscriptions []string, now time.Time) error {
 	data := map[string]any{"card_id": task.CardID}
 	var typ string
 	switch {
@@ -476,7 +512,7 @@ func (s *Service) recordOutcome(ctx context.Context, ex store.Executor, task *st
 			return err
 		}
 	}
-	_, err = s.events.Record(ctx, ex, event.Params{
+	_, err := s.events.Record(ctx, ex, event.Params{
 		ClientID:  task.ClientID,
 		User:      &store.User{ID: task.UserID, ClientID: task.ClientID, ExternalUserID: task.ExternalUserID},
 		Type:      typ,

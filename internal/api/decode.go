@@ -42,7 +42,8 @@ func decodeLimit(r *http.Request, dst any, limit int64) error {
 	if !utf8.Valid(body) {
 		return errInvalidField("The request body must be valid UTF-8.")
 	}
-	if json.Valid(body) {
+	valid := json.Valid(body)
+	if valid {
 		if err := checkKeys(body, reflect.TypeOf(dst)); err != nil {
 			return err
 		}
@@ -51,6 +52,9 @@ func decodeLimit(r *http.Request, dst any, limit int64) error {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil {
 		return decodeError(err)
+	}
+	if valid { // one value, which Decode has read
+		return nil
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return errInvalidField("The request body must hold exactly one JSON object.")

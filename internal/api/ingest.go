@@ -12,6 +12,7 @@ import (
 
 	"github.com/hitchdev/hitch/internal/connector"
 	"github.com/hitchdev/hitch/internal/developer"
+	"github.com/hitchdev/hitch/internal/jsonscan"
 	"github.com/hitchdev/hitch/internal/transaction"
 )
 
@@ -283,7 +284,7 @@ func decodeItems[T any](field string, raw []json.RawMessage) ([]T, error) {
 			return nil, errInvalidField("The %s field must be an object.", at)
 		}
 		// The body was valid JSON, so checkValue meets no syntax error.
-		if err := checkValue(json.NewDecoder(bytes.NewReader(item)), reflect.TypeFor[T](), at); err != nil {
+		if err := checkValue(jsonscan.New(item), reflect.TypeFor[T](), at); err != nil {
 			return nil, err
 		}
 		dec := json.NewDecoder(bytes.NewReader(item))

@@ -1,11 +1,12 @@
 package api
 
 import (
-	"bytes"
 	"encoding/json"
 	"reflect"
 	"strings"
 	"sync"
+
+	"github.com/hitchdev/hitch/internal/jsonscan"
 )
 
 // checkKeys walks a syntactically valid JSON body against the type it will
@@ -14,8 +15,7 @@ import (
 // would silently win, so that two parsers of one request could disagree),
 // and unknown keys, named by their full path (transactions.old).
 func checkKeys(body []byte, t reflect.Type) error {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
+	dec := jsonscan.New(body)
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
@@ -29,7 +29,7 @@ func checkKeys(body []byte, t reflect.Type) error {
 }
 
 // checkValue checks the next value; t is nil where any JSON is allowed.
-func checkValue(dec *json.Decoder, t reflect.Type, path string) error {
+func checkValue(dec *jsonscan.Scanner, t reflect.Type, path string) error {
 	for t != nil && t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
@@ -61,7 +61,7 @@ func checkValue(dec *json.Decoder, t reflect.Type, path string) error {
 }
 
 // checkObject checks the members of an object whose '{' was just read.
-func checkObject(dec *json.Decoder, t reflect.Type, path string) error {
+func checkObject(dec *jsonscan.Scanner, t reflect.Type, path string) error {
 	var fields map[string]reflect.Type
 	var elem reflect.Type
 	switch {

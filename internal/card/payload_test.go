@@ -578,3 +578,13 @@ func TestParseSummary(t *testing.T) {
 		}
 	}
 }
+
+// go test ./internal/card -run '^$' -bench DecodePayload -benchmem
+func BenchmarkDecodePayload(b *testing.B) {
+	data := []byte(validJSON)
+	for b.Loop() {
+		if _, err := DecodePayload(data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

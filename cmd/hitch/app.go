@@ -62,7 +62,9 @@ type app struct {
 	members    *member.Service
 	pages      *web.Handler
 	metrics    *prometheus.Registry
-	now        func() time.Time
+	// load counts the API's requests in flight, which deliveries yield to.
+	load *api.Load
+	now  func() time.Time
 	// workersStopped makes stopWorkers run once (it is deferred and also
 	// called in order on a clean shutdown).
 	workersStopped bool
@@ -181,11 +183,14 @@ func newApp(ctx context.Context, cfg *config.Config, logOut io.Writer) (*app, er
 		st.Close()
 		return nil, err
 	}
+	a.load = api.NewLoad()
 	a.webhooks = webhook.NewService(st, a.queue, box, a.developers, events, a.log, now, webhook.Config{
 		Production:    cfg.Env == config.Production,
 		RetrySchedule: cfg.WebhookRetrySchedule,
 		Timeout:       cfg.WebhookTimeout,
 		Workers:       cfg.WebhookWorkers,
+		APIBusy:       a.load.Busy,
+		BusyRate:      cfg.WebhookBusyRate,
 	})
 	river.AddWorker(workers, a.webhooks.Worker())
 	subscriptions := a.txns.SubscriptionIDs
@@ -271,6 +276,7 @@ func (a *app) apiServer() *api.Server {
 		CacheBytes:   cacheBytes(a.cfg.CacheMiB),
 		OpenAPI:      hitch.OpenAPI,
 		Now:          time.Now, // the rate limiter wants the monotonic clock
+		Load:         a.load,
 
 		TrustedProxies: a.cfg.TrustedProxies,
 	})

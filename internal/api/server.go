@@ -76,6 +76,9 @@ type Deps struct {
 	// OpenAPI is the contract document served at /openapi.yaml.
 	OpenAPI []byte
 	Now     func() time.Time
+	// Load, when set, counts the requests in flight, for the work that
+	// yields to the API.
+	Load *Load
 }
 
 // Server is the API's http.Handler.
@@ -128,6 +131,9 @@ func New(d Deps) *Server {
 	}
 	s.routes()
 	s.handler = s.withRequestID(s.withAccessLog(s.withVersion(s.withRecover(s.dispatch()))))
+	if d.Load != nil {
+		s.handler = d.Load.track(s.handler)
+	}
 	return s
 }
 

@@ -91,6 +91,11 @@ func (o *outcome) succeeded() bool { return o.status != nil && *o.status >= 200 
 // (on 410 Gone) the endpoint disabled.
 func (w *Worker) Work(ctx context.Context, job *river.Job[DeliveryArgs]) error {
 	s, a := w.s, job.Args
+	waited, err := s.yield.wait(ctx)
+	if err != nil {
+		return err
+	}
+	s.metrics.yieldSeconds.Add(waited.Seconds())
 	if job.Attempt > 1 {
 		// A run after the first: if an earlier run of this job delivered
 		// and recorded the event but its process died before River

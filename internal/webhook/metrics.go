@@ -11,6 +11,7 @@ import (
 type Metrics struct {
 	deliveries     *prometheus.CounterVec
 	attemptSeconds prometheus.Histogram
+	yieldSeconds   prometheus.Counter
 }
 
 func newMetrics() *Metrics {
@@ -25,13 +26,17 @@ func newMetrics() *Metrics {
 			Help:    "Time from sending a delivery to reading its answer.",
 			Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
 		}),
+		yieldSeconds: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "hitch_webhook_yield_seconds_total",
+			Help: "Time deliveries waited for their turn while the API was busy (--webhook-busy-rate).",
+		}),
 	}
 }
 
 // Register adds the delivery metrics, and the queue's depth and age read
 // from the database at each scrape, to reg.
 func (s *Service) Register(reg prometheus.Registerer) error {
-	for _, c := range []prometheus.Collector{s.metrics.deliveries, s.metrics.attemptSeconds, &queueCollector{s: s}} {
+	for _, c := range []prometheus.Collector{s.metrics.deliveries, s.metrics.attemptSeconds, s.metrics.yieldSeconds, &queueCollector{s: s}} {
 		if err := reg.Register(c); err != nil {
 			return err
 		}

@@ -84,6 +84,12 @@ type Config struct {
 	// Workers is how many deliveries run at once: the HTTP client keeps as
 	// many idle connections per receiver.
 	Workers int
+	// APIBusy reports whether this node's API is busy, when deliveries
+	// yield to it at BusyRate a second (yield.go); nil: never.
+	APIBusy func() bool
+	// BusyRate is deliveries a second while the API is busy; 0 or less:
+	// deliveries never yield.
+	BusyRate float64
 	// Resolver replaces DNS for URL checks (tests).
 	Resolver interface {
 		LookupIPAddr(ctx context.Context, host string) ([]net.IPAddr, error)
@@ -118,6 +124,8 @@ type Service struct {
 	clientSecrets   map[string]cachedSecret
 
 	recorder *recorder
+	// yield paces deliveries while the API is busy (nil: never).
+	yield *yielder
 }
 
 type cachedSecret struct {
@@ -170,7 +178,7 @@ func NewService(st store.Store, q *queue.Queue, box *seal.Box, secrets Secrets, 
 	}
 	s := &Service{store: st, queue: q, box: box, secrets: secrets, events: events, log: log, now: now,
 		cfg: cfg, policy: policy, client: netguard.NewHTTPClient(policy, cfg.Timeout, cfg.Workers), metrics: newMetrics(),
-		clientSecrets: map[string]cachedSecret{}, recorder: newRecorder(st)}
+		clientSecrets: map[string]cachedSecret{}, recorder: newRecorder(st), yield: newYielder(cfg.APIBusy, cfg.BusyRate)}
 	events.SetDispatcher(s)
 	return s
 }

@@ -1,0 +1,49 @@
+package api
+
+import (
+	"net/http"
+	"runtime"
+	"sync/atomic"
+	"time"
+)
+
+// busyMemory is how long the API stays busy after its last moment of
+// Load's threshold of requests in flight.
+const busyMemory = 100 * time.Millisecond
+
+// Load tells how busy a node's API is, for the work that yields to it
+// (webhook deliveries, --webhook-busy-rate): busy while, within the last
+// busyMemory, a request began with at least one other request per CPU in
+// flight. That is the API keeping every CPU of the node to itself; a few
+// requests now and then never are.
+type Load struct {
+	threshold int64
+	start     time.Time // for monotonic readings
+	inflight  atomic.Int64
+	// lastBusy is when a request last began at the threshold, in
+	// nanoseconds since start, plus one (0: never).
+	lastBusy atomic.Int64
+}
+
+// NewLoad returns a Load whose threshold is a request in flight per CPU
+// (GOMAXPROCS), at least two.
+func NewLoad() *Load {
+	return &Load{threshold: int64(max(runtime.GOMAXPROCS(0), 2)), start: time.Now()}
+}
+
+// Busy reports whether the API has been busy within the last busyMemory.
+func (l *Load) Busy() bool {
+	last := l.lastBusy.Load()
+	return last != 0 && time.Since(l.start)-time.Duration(last-1) < busyMemory
+}
+
+// track counts the requests h serves in flight.
+func (l *Load) track(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if l.inflight.Add(1) > l.threshold {
+			l.lastBusy.Store(int64(time.Since(l.start)) + 1)
+		}
+		defer l.inflight.Add(-1)
+		h.ServeHTTP(w, r)
+	})
+}

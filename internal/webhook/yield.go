@@ -1,0 +1,87 @@
+package webhook
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// Deliveries and the API share a node's CPUs. Left alone, a backlog of
+// deliveries draining at full speed took about a third of the API's
+// throughput on SQLite and over half on PostgreSQL (docs/benchmarks.md).
+// So while the API is busy, deliveries yield to it: they go out at no more
+// than Config.BusyRate a second, and at full speed again as soon as the
+// API is not busy. A delivery that yields waits before its attempt; the
+// wait is not an attempt and changes nothing of the event.
+
+// DefaultBusyRate is Config.BusyRate's default: deliveries a second, per
+// node, while the API is busy.
+const DefaultBusyRate = 500
+
+// yieldTick groups the deliveries that yield: those whose turns fall in one
+// tick go out together at its end. Spaced out one by one, each delivery
+// fetched its job, read its event, recorded its attempt and completed its
+// job in statements of its own; together they share them (River fetches
+// and completes jobs in batches, and the recorder writes a group's
+// attempts in one statement), which costs the API less.
+const yieldTick = 20 * time.Millisecond
+
+// yielder paces deliveries while busy reports true.
+type yielder struct {
+	busy func() bool
+	// interval is the time between two deliveries while busy (1/rate).
+	interval time.Duration
+	// burst is how many deliveries may go out at once after a pause.
+	burst time.Duration
+
+	// start is the origin of the ticks' grid.
+	start time.Time
+
+	mu sync.Mutex
+	// next is when the next delivery may go out while busy: a virtual
+	// clock that each delivery moves on by interval.
+	next time.Time
+}
+
+// newYielder returns a yielder pacing deliveries at rate a second while
+// busy; nil (never yield) when busy is nil or rate is not positive.
+func newYielder(busy func() bool, rate float64) *yielder {
+	if busy == nil || rate <= 0 {
+		return nil
+	}
+	interval := time.Duration(float64(time.Second) / rate)
+	return &yielder{busy: busy, interval: interval, burst: max(10*interval, yieldTick), start: time.Now()}
+}
+
+// wait returns when a delivery may go out: at once while the API is not
+// busy, else at its turn of the pace. It returns ctx's error if ctx ends
+// first, and reports how long it waited.
+func (y *yielder) wait(ctx context.Context) (time.Duration, error) {
+	if y == nil || !y.busy() {
+		return 0, nil
+	}
+	now := time.Now()
+	y.mu.Lock()
+	// A pause earns at most burst: after it, deliveries resume at the pace.
+	turn := y.next
+	if floor := now.Add(-y.burst); turn.Before(floor) {
+		turn = floor
+	}
+	y.next = turn.Add(y.interval)
+	y.mu.Unlock()
+	// The end of the tick the turn falls in, on a grid of the monotonic
+	// clock's ticks since the yielder's start.
+	sinceStart := turn.Sub(y.start)
+	d := y.start.Add((sinceStart + yieldTick - 1).Truncate(yieldTick)).Sub(now)
+	if d <= 0 {
+		return 0, nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return d, nil
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
+}

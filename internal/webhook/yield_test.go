@@ -1,0 +1,83 @@
+package webhook
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// While the API is not busy deliveries never wait; while it is, they go
+// out at the busy rate after a short burst, and at once again when it no
+// longer is.
+func TestYielderPacesWhileBusy(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	var busy atomic.Bool
+	y := newYielder(busy.Load, 200) // one every 5 ms; a burst of 10
+	start := time.Now()
+	for range 100 {
+		if waited, err := y.wait(ctx); err != nil || waited != 0 {
+			t.Fatalf("not busy: waited %v, %v", waited, err)
+		}
+	}
+	if took := time.Since(start); took > 50*time.Millisecond {
+		t.Fatalf("100 deliveries with the API idle took %v", took)
+	}
+
+	busy.Store(true)
+	start = time.Now()
+	var total time.Duration
+	for range 40 {
+		waited, err := y.wait(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		total += waited
+	}
+	// They go out one every 5 ms from a virtual clock at most a burst
+	// (10 of them) behind: the last at (40-1-10) * 5 ms = 145 ms.
+	if took := time.Since(start); took < 140*time.Millisecond || took > 2*time.Second {
+		t.Fatalf("40 deliveries at 200/s with the API busy took %v, want about 145 ms", took)
+	}
+	if total < 100*time.Millisecond {
+		t.Fatalf("the deliveries report %v of waiting", total)
+	}
+
+	busy.Store(false)
+	start = time.Now()
+	if waited, err := y.wait(ctx); err != nil || waited != 0 || time.Since(start) > 10*time.Millisecond {
+		t.Fatalf("once the API is idle again: waited %v, %v", waited, err)
+	}
+}
+
+// A delivery waiting its turn gives up when its job's context ends.
+func TestYielderStopsWithContext(t *testing.T) {
+	t.Parallel()
+	y := newYielder(func() bool { return true }, 1) // one a second
+	for range 11 {                                  // the burst, and the one due now
+		if _, err := y.wait(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	if _, err := y.wait(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("wait = %v, want the context's error", err)
+	}
+	if took := time.Since(start); took > 500*time.Millisecond {
+		t.Fatalf("wait returned %v after its context ended", took)
+	}
+}
+
+// Without a busy signal, or at a rate of 0, deliveries never yield.
+func TestYielderOff(t *testing.T) {
+	t.Parallel()
+	for _, y := range []*yielder{newYielder(nil, 100), newYielder(func() bool { return true }, 0)} {
+		if waited, err := y.wait(context.Background()); y != nil || waited != 0 || err != nil {
+			t.Fatalf("yielder %+v: waited %v, %v", y, waited, err)
+		}
+	}
+}

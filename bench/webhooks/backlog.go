@@ -52,7 +52,7 @@ const webhookTimeoutHeld = "1m"
 // and loads the API again at once, while the backlog drains.
 func measureBacklog(ctx context.Context, o options, launcher *hitch.Launcher) (backlogResult, error) {
 	res := backlogResult{Conns: o.conns}
-	rcv, err := startReceiver()
+	rcv, err := startReceiverProcess(ctx, launcher.Work, "backlog")
 	if err != nil {
 		return res, err
 	}
@@ -70,7 +70,7 @@ func measureBacklog(ctx context.Context, o options, launcher *hitch.Launcher) (b
 	if err != nil {
 		return res, err
 	}
-	if err := addEndpoint(ctx, api, rcv.url); err != nil {
+	if err := addEndpoint(ctx, api, rcv.hooksURL()); err != nil {
 		return res, err
 	}
 	load := func() (*loadgen.Stats, error) {
@@ -111,7 +111,7 @@ func measureBacklog(ctx context.Context, o options, launcher *hitch.Launcher) (b
 	windowEnd := busy.MeasureFrom.Add(o.duration)
 
 	launcher.Progress("api: %d of %d delivered when the load stopped; waiting for the rest", rcv.received(), len(cr.events))
-	if err := rcv.waitDelivered(ctx, cr.events, h, drainTimeout(len(cr.events))); err != nil {
+	if err := waitDelivered(ctx, rcv, cr.events, h, drainTimeout(len(cr.events))); err != nil {
 		if ctx.Err() != nil {
 			return res, ctx.Err()
 		}

@@ -38,7 +38,7 @@ const pacedDuration = 3 * time.Second
 // all of them to arrive.
 func measureDeliveries(ctx context.Context, o options, launcher *hitch.Launcher) (deliveryResult, error) {
 	res := deliveryResult{CreateConns: o.createConns}
-	rcv, err := startReceiver()
+	rcv, err := startReceiverProcess(ctx, launcher.Work, "deliver")
 	if err != nil {
 		return res, err
 	}
@@ -49,7 +49,7 @@ func measureDeliveries(ctx context.Context, o options, launcher *hitch.Launcher)
 	}
 	defer h.Stop()
 	api := launcher.API(base)
-	if err := addEndpoint(ctx, api, rcv.url); err != nil {
+	if err := addEndpoint(ctx, api, rcv.hooksURL()); err != nil {
 		return res, err
 	}
 
@@ -62,7 +62,7 @@ func measureDeliveries(ctx context.Context, o options, launcher *hitch.Launcher)
 	}
 	launcher.Progress("delivery: %d created in %.1fs, %d received so far; waiting for the rest",
 		len(cr.events), cr.end.Sub(cr.start).Seconds(), rcv.received())
-	drainErr := rcv.waitDelivered(ctx, cr.events, h, drainTimeout(len(cr.events)))
+	drainErr := waitDelivered(ctx, rcv, cr.events, h, drainTimeout(len(cr.events)))
 	res.PeakRSSBytes = sampler.Stop()
 	if ctx.Err() != nil {
 		return res, ctx.Err()
@@ -81,7 +81,7 @@ func measureDeliveries(ctx context.Context, o options, launcher *hitch.Launcher)
 	}
 	first, dups, noID := rcv.receipts()
 	res.deliveryStats = summarizeDeliveries(cr.events, first, dups, noID)
-	res.ReceiverConns = rcv.conns.Load()
+	res.ReceiverConns = rcv.connections()
 	if o.pacedRate <= 0 || res.DrainError != "" {
 		return res, nil
 	}
@@ -92,7 +92,7 @@ func measureDeliveries(ctx context.Context, o options, launcher *hitch.Launcher)
 		return res, err
 	}
 	res.PacedRate, res.PacedErrors = o.pacedRate, paced.failures.Count()
-	if err := rcv.waitDelivered(ctx, paced.events, h, drainTimeout(len(paced.events))); err != nil {
+	if err := waitDelivered(ctx, rcv, paced.events, h, drainTimeout(len(paced.events))); err != nil {
 		if ctx.Err() != nil {
 			return res, ctx.Err()
 		}

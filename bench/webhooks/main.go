@@ -39,8 +39,12 @@ type options struct {
 
 func main() { cli.Main("bench/webhooks", dispatch) }
 
-// dispatch runs the benchmark.
+// dispatch runs the benchmark, or the receiver when the benchmark has
+// re-executed itself with --serve-receiver.
 func dispatch(ctx context.Context, args []string) error {
+	if len(args) > 0 && args[0] == serveReceiverFlag {
+		return serveReceiverCommand(ctx, args)
+	}
 	opts, err := parseFlags(args, os.Stderr)
 	if err != nil {
 		return err

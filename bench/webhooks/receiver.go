@@ -20,10 +20,13 @@ type receipt struct {
 	eventMs int64
 }
 
-// receiver is the webhook endpoint: an in-process net/http server that
-// answers 200 with no body as soon as it has read a delivery, and records
-// when each webhook-id first arrived. It does not verify signatures: it
-// stands for a receiver that costs nothing.
+// receiver is the webhook endpoint: a net/http server that answers 200
+// with no body as soon as it has read a delivery, and records when each
+// webhook-id first arrived. It does not verify signatures: it stands for a
+// receiver that costs nothing. The benchmark runs it in a process of its
+// own (receiverProcess), as a real receiver is elsewhere: in the
+// benchmark's process its goroutines and garbage slowed the load
+// generator measuring the API. Tests run it in their own process.
 type receiver struct {
 	url string
 	srv *http.Server
@@ -38,14 +41,19 @@ type receiver struct {
 	noID  int
 }
 
-func startReceiver() (*receiver, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+// startReceiver starts a receiver on a free loopback port.
+func startReceiver() (*receiver, error) { return startReceiverOn("127.0.0.1:0") }
+
+// startReceiverOn starts a receiver listening on addr.
+func startReceiverOn(addr string) (*receiver, error) {
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, err
 	}
-	r := &receiver{url: "http://" + ln.Addr().String() + "/hooks", first: map[string]receipt{}}
+	base := "http://" + ln.Addr().String()
+	r := &receiver{url: base + hooksPath, first: map[string]receipt{}}
 	r.srv = &http.Server{
-		Handler:           r,
+		Handler:           r.mux(),
 		ReadHeaderTimeout: 10 * time.Second,
 		ConnState: func(_ net.Conn, s http.ConnState) {
 			if s == http.StateNew {
@@ -72,7 +80,8 @@ func (r *receiver) release() {
 	}
 }
 
-func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+// deliver reads one delivery.
+func (r *receiver) deliver(w http.ResponseWriter, req *http.Request) {
 	if ch := r.gate.Load(); ch != nil {
 		select {
 		case <-*ch:
@@ -102,6 +111,9 @@ func (r *receiver) record(id string, rc receipt) {
 		r.first[id] = rc
 	}
 }
+
+// connections is how many TCP connections Hitch opened to it.
+func (r *receiver) connections() int64 { return r.conns.Load() }
 
 // received is how many distinct webhook-ids have arrived.
 func (r *receiver) received() int {
@@ -144,9 +156,24 @@ type server interface {
 	ExitErr(during string) error
 }
 
-// waitDelivered waits until every one of events has arrived, the server
-// exits, ctx ends or timeout passes.
-func (r *receiver) waitDelivered(ctx context.Context, events []created, server server, timeout time.Duration) error {
+// endpoint is what the benchmark asks of a receiver, in its process or
+// another.
+type endpoint interface {
+	hooksURL() string
+	hold()
+	release()
+	received() int
+	missing(events []created) int
+	receipts() (first map[string]receipt, dups, noID int)
+	connections() int64
+	close()
+}
+
+func (r *receiver) hooksURL() string { return r.url }
+
+// waitDelivered waits until every one of events has arrived at r, the
+// server exits, ctx ends or timeout passes.
+func waitDelivered(ctx context.Context, r endpoint, events []created, server server, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	for {
 		if r.received() >= len(events) && r.missing(events) == 0 {
@@ -163,4 +190,47 @@ func (r *receiver) waitDelivered(ctx context.Context, events []created, server s
 		case <-time.After(5 * time.Millisecond):
 		}
 	}
+}
+
+// The receiver's paths: deliveries, and the benchmark's controls.
+const (
+	hooksPath    = "/hooks"
+	holdPath     = "/bench/hold"
+	releasePath  = "/bench/release"
+	countsPath   = "/bench/counts"
+	receiptsPath = "/bench/receipts"
+)
+
+// counts are a receiver's counters, as countsPath serves them.
+type counts struct {
+	Received int   `json:"received"`
+	Conns    int64 `json:"conns"`
+}
+
+// wireReceipts are a receiver's receipts, as receiptsPath serves them: for
+// each webhook-id, its first arrival (Unix ns) and the envelope's timestamp.
+type wireReceipts struct {
+	First map[string][2]int64 `json:"first"`
+	Dups  int                 `json:"dups"`
+	NoID  int                 `json:"no_id"`
+}
+
+// mux routes deliveries and the controls.
+func (r *receiver) mux() *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST "+hooksPath, r.deliver)
+	mux.HandleFunc("POST "+holdPath, func(w http.ResponseWriter, _ *http.Request) { r.hold() })
+	mux.HandleFunc("POST "+releasePath, func(w http.ResponseWriter, _ *http.Request) { r.release() })
+	mux.HandleFunc("GET "+countsPath, func(w http.ResponseWriter, _ *http.Request) {
+		json.NewEncoder(w).Encode(counts{Received: r.received(), Conns: r.connections()})
+	})
+	mux.HandleFunc("GET "+receiptsPath, func(w http.ResponseWriter, _ *http.Request) {
+		first, dups, noID := r.receipts()
+		out := wireReceipts{First: make(map[string][2]int64, len(first)), Dups: dups, NoID: noID}
+		for id, rc := range first {
+			out.First[id] = [2]int64{rc.at.UnixNano(), rc.eventMs}
+		}
+		json.NewEncoder(w).Encode(out)
+	})
+	return mux
 }

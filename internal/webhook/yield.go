@@ -24,7 +24,7 @@ const DefaultBusyRate = 500
 // job in statements of its own; together they share them (River fetches
 // and completes jobs in batches, and the recorder writes a group's
 // attempts in one statement), which costs the API less.
-const yieldTick = 20 * time.Millisecond
+const yieldTick = 50 * time.Millisecond
 
 // yielder paces deliveries while busy reports true.
 type yielder struct {

@@ -37,6 +37,17 @@ func newUser(t *testing.T, ex store.Executor, clientID, externalUserID string) *
 	return u
 }
 
+// newAccount links merchantID to u.
+func newAccount(t *testing.T, ex store.Executor, u *store.User, merchantID int64) *store.Account {
+	t.Helper()
+	a, err := ex.AccountLink(context.Background(), &store.AccountLinkParams{ID: uuid.NewString(), ClientID: u.ClientID,
+		UserID: u.ID, MerchantID: merchantID, Now: t0})
+	if err != nil {
+		t.Fatalf("AccountLink: %v", err)
+	}
+	return a
+}
+
 func TestMigrations(t *testing.T) {
 	t.Parallel()
 	storetest.ForEach(t, func(t *testing.T, st store.Store) {

@@ -148,11 +148,7 @@ func TestTaskIDTakenInTransaction(t *testing.T) {
 		ctx := context.Background()
 		newClient(t, st, "a")
 		u := newUser(t, st, "a", "user-1")
-		acct, err := st.AccountLink(ctx, &store.AccountLinkParams{ID: uuid.NewString(), ClientID: "a", UserID: u.ID,
-			MerchantID: 1, Now: t0})
-		if err != nil {
-			t.Fatal(err)
-		}
+		acct := newAccount(t, st, u, 1)
 		task := func(id int64) *store.Task {
 			return &store.Task{ID: id, ClientID: "a", ExternalUserID: "user-1", UserID: u.ID, AccountID: acct.ID,
 				MerchantID: 1, Product: "card_switcher", Status: store.TaskPending, CreatedAt: t0, UpdatedAt: t0}
@@ -160,7 +156,7 @@ func TestTaskIDTakenInTransaction(t *testing.T) {
 		if err := st.TaskInsert(ctx, task(7)); err != nil {
 			t.Fatal(err)
 		}
-		err = st.InTx(ctx, func(ex store.Executor) error {
+		err := st.InTx(ctx, func(ex store.Executor) error {
 			if err := ex.TaskInsert(ctx, task(7)); !errors.Is(err, store.ErrConflict) {
 				t.Errorf("a taken id in a transaction: %v, want ErrConflict", err)
 			}

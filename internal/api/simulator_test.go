@@ -115,10 +115,85 @@ func TestSimulatorEndsTasksOnAnyNode(t *testing.T) {
 		}
 		if action := a.LastUserAction; action.Status == nil || *action.Status != account.ActionFailure ||
 			action.AttemptedAt == nil || !action.AttemptedAt.Equal(last.CreatedAt) {
-			t.Errorf("last user action = %v at %v, want the newest task's failure at %v", *action.Status, action.AttemptedAt, last.CreatedAt)
+			t.Errorf("last user action = %+v, want the newest task's failure at %v", action, last.CreatedAt)
 		}
 		if !slices.Contains(a.Connection.Scopes, client.Scope{Type: account.ScopeUpdateCard}) {
 			t.Errorf("scopes = %v, want update_card from the switches that succeeded", a.Connection.Scopes)
+		}
+	})
+}
+
+// One account's tasks end as if each had ended alone, in order: with both
+// products in one transaction, the account's last action of each product
+// is that product's newest task's, and its last action overall the newest
+// task's of all (u1: a card switch newer than a vaulting); and across more
+// tasks than one transaction ends (u2), the newest's.
+func TestSimulatorEndsChunksAsOneByOne(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, st store.Store) {
+		ctx := context.Background()
+		front := newHarness(t, st)
+		if err := front.api.DevLinkAccount(ctx, &client.DevLinkRequest{ExternalUserID: "u1", MerchantID: 1,
+			Vault: &client.DevVault{Outcome: "failed"}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := front.api.DevLinkAccount(ctx, &client.DevLinkRequest{ExternalUserID: "u2", MerchantID: 1,
+			Transactions: &client.DevTransactions{New: false}}); err != nil {
+			t.Fatal(err)
+		}
+		vaultAt := front.clock.Now()
+		var vaultTask int64
+		for _, ev := range front.events(front.clientID) {
+			var env envelope
+			if err := json.Unmarshal(ev.Payload, &env); err != nil {
+				t.Fatal(err)
+			}
+			if env.Event == "AUTHENTICATED" && env.TaskID != nil {
+				vaultTask = *env.TaskID
+			}
+		}
+		want := map[int64]string{vaultTask: "VAULTING_FAILED"}
+		submit := func(user string, n int) {
+			for i := range n {
+				front.clock.Advance(time.Millisecond)
+				number, typ := "4000000000000697", "CARD_FAILED" // insufficient funds
+				if i%2 == 1 {
+					number, typ = "4242424242424242", "CARD_UPDATED"
+				}
+				res, err := front.api.SubmitCard(ctx, &client.SubmitCardRequest{JWE: front.encrypt(t, goodCard(number)),
+					ExternalUserID: user, MerchantID: 1})
+				if err != nil {
+					t.Fatal(err)
+				}
+				want[res.TaskID] = typ
+			}
+		}
+		submit("u1", 10) // with the vaulting, one transaction's worth
+		u1At := front.clock.Now()
+		submit("u2", 40) // more than two transactions' worth
+		u2At := front.clock.Now()
+
+		newHarness(t, st, withWorkers)
+		for id, typ := range want {
+			front.waitEvent(t, front.clientID, typ, id)
+		}
+		for _, c := range []struct {
+			user, product, status string
+			at                    time.Time
+		}{
+			{"u1", "", account.ActionSuccess, u1At},
+			{"u1", "card_switcher", account.ActionSuccess, u1At},
+			{"u1", "vault", account.ActionFailure, vaultAt},
+			{"u2", "", account.ActionSuccess, u2At},
+		} {
+			a, err := front.api.GetAccount(ctx, c.user, 1, c.product)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if action := a.LastUserAction; action.Status == nil || *action.Status != c.status ||
+				action.AttemptedAt == nil || !action.AttemptedAt.Equal(c.at) {
+				t.Errorf("%s, type %q: last user action = %+v, want %s at %v", c.user, c.product, action, c.status, c.at)
+			}
 		}
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"log/slog"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -192,8 +193,9 @@ func (s *Service) simulateAccount(ctx context.Context, tasks []*store.Task) erro
 // finishChunk ends tasks of one account in ex's transaction, oldest first,
 // to the state that ending them one by one with finishIn would leave, in
 // fewer statements: each task and its event, but the account's last user
-// action once per product (the newest task's) and the update_card scope
-// once (if any card switch succeeded).
+// action once per product (the newest task's, the products in the order of
+// those tasks) and the update_card scope once (if any card switch
+// succeeded).
 func (s *Service) finishChunk(ctx context.Context, ex store.Executor, chunk []simulatedTask, now time.Time) error {
 	ended := make([]*store.Task, len(chunk))
 	newest := map[string]int{} // product → index in chunk
@@ -214,11 +216,15 @@ func (s *Service) finishChunk(ctx context.Context, ex store.Executor, chunk []si
 			scope = i
 		}
 	}
-	for _, product := range []string{"card_switcher", "vault"} {
-		if i, ok := newest[product]; ok {
-			if err := s.setAction(ctx, ex, ended[i], chunk[i].result, now); err != nil {
-				return err
-			}
+	// Each product's newest task, oldest first: the account's overall last
+	// action is whichever is set last, as when the tasks end one by one.
+	picks := slices.Collect(maps.Values(newest))
+	slices.SortFunc(picks, func(a, b int) int {
+		return cmp.Or(ended[a].CreatedAt.Compare(ended[b].CreatedAt), cmp.Compare(a, b))
+	})
+	for _, i := range picks {
+		if err := s.setAction(ctx, ex, ended[i], chunk[i].result, now); err != nil {
+			return err
 		}
 	}
 	if scope >= 0 {

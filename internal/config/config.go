@@ -371,8 +371,8 @@ func (c *Config) Validate() error {
 	if c.WebhookTimeout <= 0 || c.WebhookTimeout > time.Minute {
 		return fmt.Errorf("invalid --webhook-timeout %s (HITCH_WEBHOOK_TIMEOUT): must be between 1ns and 1m", c.WebhookTimeout)
 	}
-	if c.WebhookBusyRate < 0 || math.IsNaN(c.WebhookBusyRate) || math.IsInf(c.WebhookBusyRate, 0) {
-		return fmt.Errorf("invalid --webhook-busy-rate %v (HITCH_WEBHOOK_BUSY_RATE): must be 0 or more", c.WebhookBusyRate)
+	if r := c.WebhookBusyRate; r != 0 && !(r >= 1 && r <= 1e6) {
+		return fmt.Errorf("invalid --webhook-busy-rate %v (HITCH_WEBHOOK_BUSY_RATE): must be 0 (off) or 1 to 1000000", r)
 	}
 	if c.WebhookWorkers < 1 || c.WebhookWorkers > 1000 {
 		return fmt.Errorf("invalid --webhook-workers %d (HITCH_WEBHOOK_WORKERS): must be 1 to 1000", c.WebhookWorkers)

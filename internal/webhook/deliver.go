@@ -91,11 +91,17 @@ func (o *outcome) succeeded() bool { return o.status != nil && *o.status >= 200 
 // (on 410 Gone) the endpoint disabled.
 func (w *Worker) Work(ctx context.Context, job *river.Job[DeliveryArgs]) error {
 	s, a := w.s, job.Args
-	waited, err := s.yield.wait(ctx)
-	if err != nil {
-		return err
-	}
+	// Waiting for the API is not an attempt: a delivery whose turn is far
+	// off, or whose wait was cut short (shutdown), is snoozed, which River
+	// does not count against its attempts.
+	waited, later, err := s.yield.wait(ctx)
 	s.metrics.yieldSeconds.Add(waited.Seconds())
+	switch {
+	case later > 0:
+		return river.JobSnooze(later)
+	case err != nil:
+		return river.JobSnooze(maxYieldWait)
+	}
 	if job.Attempt > 1 {
 		// A run after the first: if an earlier run of this job delivered
 		// and recorded the event but its process died before River

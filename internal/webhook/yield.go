@@ -14,9 +14,11 @@ import (
 // API is not busy. A delivery that yields waits before its attempt; the
 // wait is not an attempt and changes nothing of the event.
 
-// DefaultBusyRate is Config.BusyRate's default: deliveries a second, per
-// node, while the API is busy.
-const DefaultBusyRate = 500
+// maxYieldWait bounds how long a delivery waits for its turn inside its
+// job: one whose turn is further off (a low --webhook-busy-rate for many
+// workers) is snoozed instead, so that waiting never eats into the job's
+// timeout or counts as a failed attempt.
+const maxYieldWait = time.Second
 
 // yieldTick groups the deliveries that yield: those whose turns fall in one
 // tick go out together at its end. Spaced out one by one, each delivery
@@ -54,11 +56,13 @@ func newYielder(busy func() bool, rate float64) *yielder {
 }
 
 // wait returns when a delivery may go out: at once while the API is not
-// busy, else at its turn of the pace. It returns ctx's error if ctx ends
-// first, and reports how long it waited.
-func (y *yielder) wait(ctx context.Context) (time.Duration, error) {
+// busy, else at its turn of the pace, and reports how long it waited. When
+// its turn is more than maxYieldWait away it takes no turn and returns at
+// once with later, the time to snooze the job for; when ctx ends first it
+// returns ctx's error.
+func (y *yielder) wait(ctx context.Context) (waited, later time.Duration, err error) {
 	if y == nil || !y.busy() {
-		return 0, nil
+		return 0, 0, nil
 	}
 	now := time.Now()
 	y.mu.Lock()
@@ -67,21 +71,25 @@ func (y *yielder) wait(ctx context.Context) (time.Duration, error) {
 	if floor := now.Add(-y.burst); turn.Before(floor) {
 		turn = floor
 	}
-	y.next = turn.Add(y.interval)
-	y.mu.Unlock()
 	// The end of the tick the turn falls in, on a grid of the monotonic
 	// clock's ticks since the yielder's start.
 	sinceStart := turn.Sub(y.start)
 	d := y.start.Add((sinceStart + yieldTick - 1).Truncate(yieldTick)).Sub(now)
+	if d > maxYieldWait {
+		y.mu.Unlock()
+		return 0, d, nil
+	}
+	y.next = turn.Add(y.interval)
+	y.mu.Unlock()
 	if d <= 0 {
-		return 0, nil
+		return 0, 0, nil
 	}
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-t.C:
-		return d, nil
+		return d, 0, nil
 	case <-ctx.Done():
-		return 0, ctx.Err()
+		return 0, 0, ctx.Err()
 	}
 }

@@ -18,8 +18,8 @@ func TestYielderPacesWhileBusy(t *testing.T) {
 	y := newYielder(busy.Load, 200) // one every 5 ms; a burst of 10
 	start := time.Now()
 	for range 100 {
-		if waited, err := y.wait(ctx); err != nil || waited != 0 {
-			t.Fatalf("not busy: waited %v, %v", waited, err)
+		if waited, later, err := y.wait(ctx); err != nil || waited != 0 || later != 0 {
+			t.Fatalf("not busy: waited %v, later %v, %v", waited, later, err)
 		}
 	}
 	if took := time.Since(start); took > 50*time.Millisecond {
@@ -30,9 +30,9 @@ func TestYielderPacesWhileBusy(t *testing.T) {
 	start = time.Now()
 	var total time.Duration
 	for range 40 {
-		waited, err := y.wait(ctx)
-		if err != nil {
-			t.Fatal(err)
+		waited, later, err := y.wait(ctx)
+		if err != nil || later != 0 {
+			t.Fatal(later, err)
 		}
 		total += waited
 	}
@@ -47,28 +47,50 @@ func TestYielderPacesWhileBusy(t *testing.T) {
 
 	busy.Store(false)
 	start = time.Now()
-	if waited, err := y.wait(ctx); err != nil || waited != 0 || time.Since(start) > 10*time.Millisecond {
-		t.Fatalf("once the API is idle again: waited %v, %v", waited, err)
+	if waited, later, err := y.wait(ctx); err != nil || waited != 0 || later != 0 || time.Since(start) > 10*time.Millisecond {
+		t.Fatalf("once the API is idle again: waited %v, later %v, %v", waited, later, err)
 	}
 }
 
 // A delivery waiting its turn gives up when its job's context ends.
 func TestYielderStopsWithContext(t *testing.T) {
 	t.Parallel()
-	y := newYielder(func() bool { return true }, 1) // one a second
+	y := newYielder(func() bool { return true }, 5) // one every 200 ms, a burst of 2 s
 	for range 11 {                                  // the burst, and the one due now
-		if _, err := y.wait(context.Background()); err != nil {
+		if _, _, err := y.wait(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	if _, err := y.wait(ctx); !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("wait = %v, want the context's error", err)
+	if _, later, err := y.wait(ctx); !errors.Is(err, context.DeadlineExceeded) || later != 0 {
+		t.Fatalf("wait = later %v, %v; want the context's error", later, err)
 	}
-	if took := time.Since(start); took > 500*time.Millisecond {
+	if took := time.Since(start); took > 150*time.Millisecond {
 		t.Fatalf("wait returned %v after its context ended", took)
+	}
+}
+
+// A delivery whose turn is more than maxYieldWait away does not wait in
+// its job: it is told how long to snooze for, and takes no turn.
+func TestYielderSnoozesLongWaits(t *testing.T) {
+	t.Parallel()
+	y := newYielder(func() bool { return true }, 0.5) // one every 2 s, a burst of 20 s
+	for range 11 {
+		if _, later, err := y.wait(context.Background()); err != nil || later != 0 {
+			t.Fatal(later, err)
+		}
+	}
+	for range 3 { // no turn is taken, so each is told the same
+		start := time.Now()
+		waited, later, err := y.wait(context.Background())
+		if err != nil || waited != 0 || later < 1900*time.Millisecond || later > 2100*time.Millisecond {
+			t.Fatalf("wait = waited %v, later %v, %v; want later about 2 s", waited, later, err)
+		}
+		if took := time.Since(start); took > 100*time.Millisecond {
+			t.Fatalf("a snoozed delivery waited %v", took)
+		}
 	}
 }
 
@@ -76,8 +98,8 @@ func TestYielderStopsWithContext(t *testing.T) {
 func TestYielderOff(t *testing.T) {
 	t.Parallel()
 	for _, y := range []*yielder{newYielder(nil, 100), newYielder(func() bool { return true }, 0)} {
-		if waited, err := y.wait(context.Background()); y != nil || waited != 0 || err != nil {
-			t.Fatalf("yielder %+v: waited %v, %v", y, waited, err)
+		if waited, later, err := y.wait(context.Background()); y != nil || waited != 0 || later != 0 || err != nil {
+			t.Fatalf("yielder %+v: waited %v, later %v, %v", y, waited, later, err)
 		}
 	}
 }

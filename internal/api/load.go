@@ -1,7 +1,6 @@
 package api
 
 import (
-	"net/http"
 	"runtime"
 	"sync/atomic"
 	"time"
@@ -13,9 +12,11 @@ const busyMemory = 100 * time.Millisecond
 
 // Load tells how busy a node's API is, for the work that yields to it
 // (webhook deliveries, --webhook-busy-rate): busy while, within the last
-// busyMemory, a request began with at least one other request per CPU in
-// flight. That is the API keeping every CPU of the node to itself; a few
-// requests now and then never are.
+// busyMemory, a developer's request began with at least one other request
+// per CPU in flight. That is the API keeping every CPU of the node to
+// itself; a few requests now and then never are. Only requests that have
+// passed authentication and the rate limit count, so that nobody without
+// credentials can hold deliveries back with slow or refused requests.
 type Load struct {
 	threshold int64
 	start     time.Time // for monotonic readings
@@ -37,13 +38,12 @@ func (l *Load) Busy() bool {
 	return last != 0 && time.Since(l.start)-time.Duration(last-1) < busyMemory
 }
 
-// track counts the requests h serves in flight.
-func (l *Load) track(h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if l.inflight.Add(1) > l.threshold {
-			l.lastBusy.Store(int64(time.Since(l.start)) + 1)
-		}
-		defer l.inflight.Add(-1)
-		h.ServeHTTP(w, r)
-	})
+// begin counts a request in flight until the returned func is called.
+func (l *Load) begin() (end func()) {
+	if l.inflight.Add(1) > l.threshold {
+		l.lastBusy.Store(int64(time.Since(l.start)) + 1)
+	}
+	return l.end
 }
+
+func (l *Load) end() { l.inflight.Add(-1) }

@@ -1,8 +1,6 @@
 package api
 
 import (
-	"net/http"
-	"net/http/httptest"
 	"sync"
 	"testing"
 	"time"
@@ -15,11 +13,11 @@ func TestLoadBusy(t *testing.T) {
 	l := NewLoad()
 	var started sync.WaitGroup
 	release := make(chan struct{})
-	h := l.track(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
+	serve := func() {
+		defer l.begin()()
 		started.Done()
 		<-release
-	}))
-	serve := func() { h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/", nil)) }
+	}
 
 	for range 100 {
 		started.Add(1)

@@ -76,8 +76,8 @@ type Deps struct {
 	// OpenAPI is the contract document served at /openapi.yaml.
 	OpenAPI []byte
 	Now     func() time.Time
-	// Load, when set, counts the requests in flight, for the work that
-	// yields to the API.
+	// Load, when set, counts the developers' authenticated requests in
+	// flight, for the work that yields to the API.
 	Load *Load
 }
 
@@ -131,9 +131,6 @@ func New(d Deps) *Server {
 	}
 	s.routes()
 	s.handler = s.withRequestID(s.withAccessLog(s.withVersion(s.withRecover(s.dispatch()))))
-	if d.Load != nil {
-		s.handler = d.Load.track(s.handler)
-	}
 	return s
 }
 
@@ -189,6 +186,9 @@ func (s *Server) authed(h handlerFunc) http.Handler {
 			st.client = client
 		} else {
 			r = r.WithContext(context.WithValue(r.Context(), requestStateKey{}, &requestState{client: client}))
+		}
+		if s.Load != nil {
+			defer s.Load.begin()()
 		}
 		return h(w, r)
 	})

@@ -75,9 +75,19 @@ func TestNewTaskIDOrdersByTime(t *testing.T) {
 	if len(seen) < 500 {
 		t.Fatalf("1,000 ids drew only %d distinct low bits", len(seen))
 	}
+	// A clock outside the ids' years gets random ids, not one
+	// millisecond's 4,096.
 	for _, when := range []time.Time{time.Unix(0, 0), time.Date(2200, 1, 1, 0, 0, 0, 0, time.UTC)} {
-		if id := newTaskID(when); id <= 0 || id >= 1<<53 {
-			t.Fatalf("at %v: id %d out of [1, 2^53)", when, id)
+		high := map[int64]bool{}
+		for range 100 {
+			id := newTaskID(when)
+			if id <= 0 || id >= 1<<53 {
+				t.Fatalf("at %v: id %d out of [1, 2^53)", when, id)
+			}
+			high[id>>12] = true
+		}
+		if len(high) < 90 {
+			t.Fatalf("at %v: 100 ids share %d values above their low 12 bits", when, len(high))
 		}
 	}
 }

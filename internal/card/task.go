@@ -114,13 +114,19 @@ const taskIDEpoch = 1767225600000
 // random ids every task's insert, and again its end, wrote a different
 // page of the table, each a frame of SQLite's WAL (or a full-page image on
 // PostgreSQL). An id tells when its task was opened, which its events tell
-// anyway, and no developer another's volume.
+// anyway, and no developer another's volume. A clock outside the 41 bits'
+// years gets 53 random bits: squeezed into one millisecond's 4,096 ids,
+// its tasks would soon find no free one.
 func newTaskID(at time.Time) int64 {
-	ms := min(max(at.UnixMilli()-taskIDEpoch, 0), 1<<41-1)
+	ms := at.UnixMilli() - taskIDEpoch
 	for {
-		var b [2]byte
+		var b [8]byte
 		_, _ = rand.Read(b[:]) // never fails on supported platforms
-		if id := ms<<12 | int64(binary.BigEndian.Uint16(b[:])>>4); id > 0 {
+		id := int64(binary.BigEndian.Uint64(b[:]) >> 11)
+		if ms >= 0 && ms < 1<<41 {
+			id = ms<<12 | id&0xfff
+		}
+		if id > 0 {
 			return id
 		}
 	}

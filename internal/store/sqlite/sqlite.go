@@ -33,7 +33,12 @@ func Open(ctx context.Context, path string) (*sqlstore.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	return sqlstore.New(d)
+	db, err := sqlstore.New(d)
+	if err != nil {
+		d.Close()
+		return nil, err
+	}
+	return db, nil
 }
 
 // open opens the driver of Open.

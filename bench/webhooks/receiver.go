@@ -171,6 +171,11 @@ type endpoint interface {
 
 func (r *receiver) hooksURL() string { return r.url }
 
+// waitPoll is how often waitDelivered asks the receiver: each time an HTTP
+// request to its process, so not so often that it loads the machine
+// under measurement. Latencies come from the receipts, not from this.
+const waitPoll = 20 * time.Millisecond
+
 // waitDelivered waits until every one of events has arrived at r, the
 // server exits, ctx ends or timeout passes.
 func waitDelivered(ctx context.Context, r endpoint, events []created, server server, timeout time.Duration) error {
@@ -187,7 +192,7 @@ func waitDelivered(ctx context.Context, r endpoint, events []created, server ser
 			return ctx.Err()
 		case <-server.Exited():
 			return server.ExitErr("while delivering")
-		case <-time.After(5 * time.Millisecond):
+		case <-time.After(waitPoll):
 		}
 	}
 }
@@ -199,6 +204,7 @@ const (
 	releasePath  = "/bench/release"
 	countsPath   = "/bench/counts"
 	receiptsPath = "/bench/receipts"
+	missingPath  = "/bench/missing"
 )
 
 // counts are a receiver's counters, as countsPath serves them.
@@ -223,6 +229,18 @@ func (r *receiver) mux() *http.ServeMux {
 	mux.HandleFunc("POST "+releasePath, func(w http.ResponseWriter, _ *http.Request) { r.release() })
 	mux.HandleFunc("GET "+countsPath, func(w http.ResponseWriter, _ *http.Request) {
 		json.NewEncoder(w).Encode(counts{Received: r.received(), Conns: r.connections()})
+	})
+	mux.HandleFunc("POST "+missingPath, func(w http.ResponseWriter, req *http.Request) {
+		var ids []string
+		if err := json.NewDecoder(req.Body).Decode(&ids); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		events := make([]created, len(ids))
+		for i, id := range ids {
+			events[i].id = id
+		}
+		json.NewEncoder(w).Encode(r.missing(events))
 	})
 	mux.HandleFunc("GET "+receiptsPath, func(w http.ResponseWriter, _ *http.Request) {
 		first, dups, noID := r.receipts()

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -112,13 +113,24 @@ func (r *receiverProcess) receipts() (first map[string]receipt, dups, noID int) 
 	return first, w.Dups, w.NoID
 }
 
+// missing asks the receiver how many of events it has not received.
 func (r *receiverProcess) missing(events []created) int {
-	first, _, _ := r.receipts()
-	n := 0
-	for _, ev := range events {
-		if _, ok := first[ev.id]; !ok {
-			n++
-		}
+	ids := make([]string, len(events))
+	for i, ev := range events {
+		ids[i] = ev.id
+	}
+	body, err := json.Marshal(ids)
+	if err != nil {
+		panic(err)
+	}
+	resp, err := r.client.Post(r.base+missingPath, "application/json", bytes.NewReader(body))
+	if err != nil {
+		panic(fmt.Sprintf("receiver %s: %v", missingPath, err))
+	}
+	defer resp.Body.Close()
+	var n int
+	if err := json.NewDecoder(resp.Body).Decode(&n); err != nil {
+		panic(fmt.Sprintf("receiver %s: %v", missingPath, err))
 	}
 	return n
 }

@@ -9,8 +9,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/hitchdev/hitch/internal/account"
 	"github.com/hitchdev/hitch/internal/event"
 	"github.com/hitchdev/hitch/internal/store"
@@ -168,7 +166,7 @@ func (s *Service) IngestTransactions(ctx context.Context, k AccountKey, batch []
 			if exists {
 				row.ID = prev.ID
 			} else {
-				row.ID = newID()
+				row.ID = event.NewID()
 				last++
 				row.Position = last
 			}
@@ -259,7 +257,7 @@ func (s *Service) IngestSubscriptions(ctx context.Context, k AccountKey, batch [
 			if exists {
 				row.ID = prev.ID
 			} else {
-				row.ID = newID()
+				row.ID = event.NewID()
 			}
 			sub.ID = row.ID
 			if row.JSON, err = json.Marshal(&sub); err != nil {
@@ -383,21 +381,6 @@ func (s *Service) SubscriptionIDs(ctx context.Context, k AccountKey) ([]string, 
 		return nil, err
 	}
 	return s.store.SubscriptionIDs(ctx, k.ClientID, a.ID)
-}
-
-// newID returns a new transaction or subscription id: a UUIDv7, whose
-// leading timestamp makes a batch's ids neighbours in the primary key's
-// index. With random (v4) ids every row of a batch landed on a different
-// index page, and a 1,000-row batch rewrote hundreds of pages once the
-// table held 100,000 rows. An id tells when it was made, to the
-// millisecond, and keeps 62 random bits; every lookup by id is scoped to
-// the developer, so ids need not be secret.
-func newID() string {
-	id, err := uuid.NewV7()
-	if err != nil {
-		return uuid.NewString()
-	}
-	return id.String()
 }
 
 // emptyID is how a document rendered with an empty id begins: id is the

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"testing"
+
+	"github.com/hitchdev/hitch/internal/event"
 )
 
 // withID must give exactly the bytes json.Marshal gives for the document
@@ -15,7 +17,7 @@ func TestWithIDMatchesMarshal(t *testing.T) {
 	tx.Shipping = &Shipping{Location: Location{Address: Address{Line1: "1 Main <St> & \"Co\"", City: "Springfield"}}}
 	emptyFull, _ := json.Marshal(&tx)
 	emptySync, _ := json.Marshal(syncShape(&tx))
-	id := newID()
+	id := event.NewID()
 	tx.ID = id
 	wantFull, _ := json.Marshal(&tx)
 	wantSync, _ := json.Marshal(syncShape(&tx))

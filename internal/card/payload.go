@@ -115,7 +115,10 @@ func DecodePayload(data []byte) (*Payload, error) {
 	if err := decodeObject(dec, "", payloadSchema(&p)); err != nil {
 		return nil, err
 	}
-	if _, err := dec.Token(); !valid && !errors.Is(err, io.EOF) {
+	if valid { // one value, which has been read
+		return &p, nil
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, payloadError("The payload must contain exactly one JSON value.")
 	}
 	return &p, nil

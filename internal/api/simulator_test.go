@@ -45,19 +45,7 @@ func TestSimulatorEndsTasksOnAnyNode(t *testing.T) {
 				want[res.TaskID] = "CARD_FAILED"
 			}
 		}
-		if err := front.api.DevLinkAccount(ctx, &client.DevLinkRequest{ExternalUserID: "u2", MerchantID: 1,
-			Vault: &client.DevVault{Outcome: "failed"}}); err != nil {
-			t.Fatal(err)
-		}
-		for _, ev := range front.events(front.clientID) {
-			var env envelope
-			if err := json.Unmarshal(ev.Payload, &env); err != nil {
-				t.Fatal(err)
-			}
-			if env.Event == "AUTHENTICATED" && env.ExternalUserID == "u2" {
-				want[*env.TaskID] = "VAULTING_FAILED"
-			}
-		}
+		want[front.linkFailingVault(t, "u2")] = "VAULTING_FAILED"
 		if len(want) != 5 {
 			t.Fatalf("tasks = %v, want 5", want)
 		}
@@ -133,25 +121,12 @@ func TestSimulatorEndsChunksAsOneByOne(t *testing.T) {
 	storetest.ForEach(t, func(t *testing.T, st store.Store) {
 		ctx := context.Background()
 		front := newHarness(t, st)
-		if err := front.api.DevLinkAccount(ctx, &client.DevLinkRequest{ExternalUserID: "u1", MerchantID: 1,
-			Vault: &client.DevVault{Outcome: "failed"}}); err != nil {
-			t.Fatal(err)
-		}
+		vaultTask := front.linkFailingVault(t, "u1")
 		if err := front.api.DevLinkAccount(ctx, &client.DevLinkRequest{ExternalUserID: "u2", MerchantID: 1,
 			Transactions: &client.DevTransactions{New: false}}); err != nil {
 			t.Fatal(err)
 		}
 		vaultAt := front.clock.Now()
-		var vaultTask int64
-		for _, ev := range front.events(front.clientID) {
-			var env envelope
-			if err := json.Unmarshal(ev.Payload, &env); err != nil {
-				t.Fatal(err)
-			}
-			if env.Event == "AUTHENTICATED" && env.TaskID != nil {
-				vaultTask = *env.TaskID
-			}
-		}
 		want := map[int64]string{vaultTask: "VAULTING_FAILED"}
 		submit := func(user string, n int) {
 			for i := range n {
@@ -196,4 +171,25 @@ func TestSimulatorEndsChunksAsOneByOne(t *testing.T) {
 			}
 		}
 	})
+}
+
+// linkFailingVault links merchant 1 for user's vault, with a simulated
+// vaulting that fails, and returns its task, from AUTHENTICATED.
+func (h *harness) linkFailingVault(t *testing.T, user string) int64 {
+	t.Helper()
+	if err := h.api.DevLinkAccount(context.Background(), &client.DevLinkRequest{ExternalUserID: user, MerchantID: 1,
+		Vault: &client.DevVault{Outcome: "failed"}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range h.events(h.clientID) {
+		var env envelope
+		if err := json.Unmarshal(ev.Payload, &env); err != nil {
+			t.Fatal(err)
+		}
+		if env.Event == "AUTHENTICATED" && env.ExternalUserID == user && env.TaskID != nil {
+			return *env.TaskID
+		}
+	}
+	t.Fatalf("no AUTHENTICATED with a task for %s", user)
+	return 0
 }

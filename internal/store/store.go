@@ -113,9 +113,11 @@ type Executor interface {
 
 	WebhookEndpointInsert(ctx context.Context, endpoint *WebhookEndpoint) error
 	WebhookEndpointGet(ctx context.Context, clientID, id string) (*WebhookEndpoint, error)
-	// WebhookDeliveryGet reads what a delivery sends: the endpoint and the
-	// event, in one query. ErrNotFound if either is missing.
-	WebhookDeliveryGet(ctx context.Context, clientID, endpointID, eventID string) (*WebhookEndpoint, *Event, error)
+	// WebhookDeliveriesGet reads what deliveries send, each its endpoint
+	// and event, in one query. A key whose endpoint or event is missing
+	// (or is another developer's) has no delivery in the result; the
+	// order of the result is not that of keys.
+	WebhookDeliveriesGet(ctx context.Context, keys []WebhookDeliveryKey) ([]*WebhookDelivery, error)
 	// WebhookEndpointList lists the client's endpoints, oldest first.
 	WebhookEndpointList(ctx context.Context, clientID string) ([]*WebhookEndpoint, error)
 	WebhookEndpointDelete(ctx context.Context, clientID, id string) error
@@ -579,6 +581,26 @@ type WebhookEndpoint struct {
 	FailingSince *time.Time
 	CreatedAt    time.Time
 	UpdatedAt    time.Time
+}
+
+// WebhookDeliveryKey names a delivery: an event to one endpoint of a
+// developer.
+type WebhookDeliveryKey struct {
+	ClientID   string
+	EndpointID string
+	EventID    string
+}
+
+// WebhookDelivery is what a delivery sends: the event, and the endpoint it
+// goes to.
+type WebhookDelivery struct {
+	Endpoint *WebhookEndpoint
+	Event    *Event
+}
+
+// Key is the delivery's key.
+func (d *WebhookDelivery) Key() WebhookDeliveryKey {
+	return WebhookDeliveryKey{ClientID: d.Endpoint.ClientID, EndpointID: d.Endpoint.ID, EventID: d.Event.ID}
 }
 
 type WebhookEndpointRotateSecretParams struct {

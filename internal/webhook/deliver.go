@@ -117,7 +117,12 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[DeliveryArgs]) error {
 			return nil
 		}
 	}
-	ep, ev, err := s.store.WebhookDeliveryGet(ctx, a.ClientID, a.EndpointID, a.EventID)
+	var ep *store.WebhookEndpoint
+	var ev *store.Event
+	d, err := s.loader.load(ctx, store.WebhookDeliveryKey{ClientID: a.ClientID, EndpointID: a.EndpointID, EventID: a.EventID})
+	if err == nil {
+		ep, ev = d.Endpoint, d.Event
+	}
 	if errors.Is(err, store.ErrNotFound) {
 		// Which is missing? The endpoint decides first, as when the two
 		// were read apart; then a missing event is EventGet's error.

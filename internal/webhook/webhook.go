@@ -124,6 +124,7 @@ type Service struct {
 	clientSecrets   map[string]cachedSecret
 
 	recorder *recorder
+	loader   *loader
 	// yield paces deliveries while the API is busy (nil: never).
 	yield *yielder
 }
@@ -178,7 +179,7 @@ func NewService(st store.Store, q *queue.Queue, box *seal.Box, secrets Secrets, 
 	}
 	s := &Service{store: st, queue: q, box: box, secrets: secrets, events: events, log: log, now: now,
 		cfg: cfg, policy: policy, client: netguard.NewHTTPClient(policy, cfg.Timeout, cfg.Workers), metrics: newMetrics(),
-		clientSecrets: map[string]cachedSecret{}, recorder: newRecorder(st), yield: newYielder(cfg.APIBusy, cfg.BusyRate)}
+		clientSecrets: map[string]cachedSecret{}, recorder: newRecorder(st), loader: newLoader(st), yield: newYielder(cfg.APIBusy, cfg.BusyRate)}
 	events.SetDispatcher(s)
 	return s
 }

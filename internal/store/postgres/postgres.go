@@ -85,6 +85,12 @@ func (d *driver) TextSet(placeholder string) string { return " = ANY(" + placeho
 
 func (d *driver) TextSetArg(items []string) any { return items }
 
+// JSONRows is jsonb_to_recordset: the columns get their types (a uuid
+// column joins a uuid key through its index).
+func (d *driver) JSONRows(placeholder, alias, columns string) string {
+	return "jsonb_to_recordset(" + placeholder + "::jsonb) AS " + alias + "(" + columns + ")"
+}
+
 // MigrationLockSQL serializes migrations across nodes with a transaction
 // advisory lock (released at commit). The key is arbitrary but fixed.
 func (d *driver) MigrationLockSQL() string { return `SELECT pg_advisory_xact_lock(4818237262)` }

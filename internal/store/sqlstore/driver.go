@@ -95,6 +95,12 @@ type Driver interface {
 	// same and its plan an index probe per string.
 	TextSet(placeholder string) string
 	TextSetArg(items []string) any
+	// JSONRows is the SQL of a table, to follow FROM, whose rows are the
+	// objects of the JSON array (text) bound to placeholder: columns lists
+	// each field as "name type", with PostgreSQL's type names, and alias
+	// names the table. One parameter whatever the number of rows, so that
+	// the statement stays the same.
+	JSONRows(placeholder, alias, columns string) string
 
 	// MigrationLockSQL is run at the start of each migration transaction so
 	// that nodes starting together apply migrations one at a time ("" when

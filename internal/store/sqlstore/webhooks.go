@@ -113,21 +113,41 @@ func (e *executor) WebhookEndpointGet(ctx context.Context, clientID, id string) 
 	return ep, nil
 }
 
-func (e *executor) WebhookDeliveryGet(ctx context.Context, clientID, endpointID, eventID string) (*store.WebhookEndpoint, *store.Event, error) {
-	var ev store.Event
-	var payload []byte
-	row := withMore{e.conn.QueryRow(ctx, deliveryQuery, clientID, endpointID, eventID), eventDest(&ev, &payload)}
-	ep, err := scanEndpoint(row)
-	if err != nil {
-		return nil, nil, e.wrap("webhook delivery: get", err)
+func (e *executor) WebhookDeliveriesGet(ctx context.Context, keys []store.WebhookDeliveryKey) ([]*store.WebhookDelivery, error) {
+	if len(keys) == 0 {
+		return nil, nil
 	}
-	ev.Payload = json.RawMessage(payload)
-	return ep, &ev, nil
+	type key struct {
+		ClientID   string `json:"client_id"`
+		EndpointID string `json:"endpoint_id"`
+		EventID    string `json:"event_id"`
+	}
+	ks := make([]key, len(keys))
+	for i, k := range keys {
+		ks[i] = key(k)
+	}
+	arg, err := json.Marshal(ks)
+	if err != nil {
+		return nil, fmt.Errorf("webhook deliveries: get: %w", err)
+	}
+	rows, err := e.conn.Query(ctx, `SELECT `+prefixed("ep.", endpointColumns)+`, `+prefixed("ev.", eventColumns)+`
+		FROM `+e.drv.JSONRows("$1", "k", "client_id text, endpoint_id text, event_id uuid")+`
+		JOIN webhook_endpoints ep ON ep.client_id = k.client_id AND ep.id = k.endpoint_id
+		JOIN events ev ON ev.client_id = k.client_id AND ev.id = k.event_id`, string(arg))
+	if err != nil {
+		return nil, e.wrap("webhook deliveries: get", err)
+	}
+	return collect(rows, func(row Row) (*store.WebhookDelivery, error) {
+		var ev store.Event
+		var payload []byte
+		ep, err := scanEndpoint(withMore{row, eventDest(&ev, &payload)})
+		if err != nil {
+			return nil, err
+		}
+		ev.Payload = json.RawMessage(payload)
+		return &store.WebhookDelivery{Endpoint: ep, Event: &ev}, nil
+	}, e, "webhook deliveries: get")
 }
-
-var deliveryQuery = `SELECT ` + prefixed("ep.", endpointColumns) + `, ` + prefixed("ev.", eventColumns) + `
-	FROM webhook_endpoints ep JOIN events ev ON ev.client_id = ep.client_id AND ev.id = $3
-	WHERE ep.client_id = $1 AND ep.id = $2`
 
 // withMore is a row whose scans also fill more, after the caller's
 // destinations: one query read by a scanner of its first columns.

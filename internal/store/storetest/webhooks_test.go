@@ -3,8 +3,8 @@ package storetest_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -14,9 +14,9 @@ import (
 	"github.com/hitchdev/hitch/internal/store/storetest"
 )
 
-// A delivery's endpoint and event come back together, only for their own
-// developer, and not at all when either is missing.
-func TestWebhookDeliveryGet(t *testing.T) {
+// Deliveries' endpoints and events come back together, in one query, only
+// for their own developer, and not at all when either is missing.
+func TestWebhookDeliveriesGet(t *testing.T) {
 	t.Parallel()
 	storetest.ForEach(t, func(t *testing.T, st store.Store) {
 		ctx := context.Background()
@@ -27,11 +27,19 @@ func TestWebhookDeliveryGet(t *testing.T) {
 		if err := st.WebhookEndpointInsert(ctx, ep); err != nil {
 			t.Fatal(err)
 		}
+		if err := st.WebhookEndpointInsert(ctx, &store.WebhookEndpoint{ID: "we_2", ClientID: "a", URL: "https://example.com/two",
+			SecretSealed: []byte("two"), Status: store.WebhookEndpointDisabled, CreatedAt: t0, UpdatedAt: t0}); err != nil {
+			t.Fatal(err)
+		}
 		u := newUser(t, st, "a", "user-1")
-		evID := uuid.NewString()
+		evID, ev2ID := uuid.NewString(), uuid.NewString()
 		if _, err := st.EventInsert(ctx, &store.EventInsertParams{ID: evID, ClientID: "a", UserID: &u.ID,
 			ExternalUserID: &u.ExternalUserID, Type: "TEST", Sequence: 7,
 			Payload: json.RawMessage(`{"event":"TEST"}`), CreatedAt: t0}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.EventInsert(ctx, &store.EventInsertParams{ID: ev2ID, ClientID: "a", Type: "OTHER", Sequence: 8,
+			Payload: json.RawMessage(`{"n":2}`), CreatedAt: t0.Add(time.Second)}); err != nil {
 			t.Fatal(err)
 		}
 		otherEv := uuid.NewString() // b's event, not readable through a's endpoint
@@ -39,27 +47,53 @@ func TestWebhookDeliveryGet(t *testing.T) {
 			Payload: json.RawMessage(`{}`), CreatedAt: t0}); err != nil {
 			t.Fatal(err)
 		}
-		gotEP, gotEV, err := st.WebhookDeliveryGet(ctx, "a", "we_1", evID)
+		key := func(client, endpoint, event string) store.WebhookDeliveryKey {
+			return store.WebhookDeliveryKey{ClientID: client, EndpointID: endpoint, EventID: event}
+		}
+		found := []store.WebhookDeliveryKey{key("a", "we_1", evID), key("a", "we_2", evID), key("a", "we_1", ev2ID)}
+		missing := []store.WebhookDeliveryKey{
+			key("b", "we_1", evID),             // another developer
+			key("a", "we_3", evID),             // no such endpoint
+			key("a", "we_1", uuid.NewString()), // no such event
+			key("a", "we_1", otherEv),          // another developer's event
+		}
+		got, err := st.WebhookDeliveriesGet(ctx, append(slices.Clone(missing[:2]), append(found, missing[2:]...)...))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if gotEP.URL != ep.URL || string(gotEP.SecretSealed) != "sealed" || len(gotEP.EventTypes) != 1 || gotEP.Status != ep.Status {
-			t.Errorf("endpoint %+v", gotEP)
+		byKey := map[store.WebhookDeliveryKey]*store.WebhookDelivery{}
+		for _, d := range got {
+			byKey[d.Key()] = d
 		}
-		if gotEV.ID != evID || gotEV.ClientID != "a" || gotEV.Type != "TEST" || gotEV.Sequence != 7 ||
-			gotEV.UserID == nil || *gotEV.UserID != u.ID || gotEV.ExternalUserID == nil || *gotEV.ExternalUserID != "user-1" ||
-			string(gotEV.Payload) != `{"event":"TEST"}` || !gotEV.CreatedAt.Equal(t0) {
-			t.Errorf("event %+v", gotEV)
+		if len(got) != len(found) || len(byKey) != len(found) {
+			t.Fatalf("got %d deliveries (%d keys), want %v", len(got), len(byKey), found)
 		}
-		for _, c := range []struct{ client, endpoint, event string }{
-			{"b", "we_1", evID},             // another developer
-			{"a", "we_2", evID},             // no such endpoint
-			{"a", "we_1", uuid.NewString()}, // no such event
-			{"a", "we_1", otherEv},          // another developer's event
-		} {
-			if _, _, err := st.WebhookDeliveryGet(ctx, c.client, c.endpoint, c.event); !errors.Is(err, store.ErrNotFound) {
-				t.Errorf("WebhookDeliveryGet(%q, %q, %q) = %v, want ErrNotFound", c.client, c.endpoint, c.event, err)
+		d := byKey[found[0]]
+		if d == nil {
+			t.Fatalf("no delivery for %v", found[0])
+		}
+		if d.Endpoint.URL != ep.URL || string(d.Endpoint.SecretSealed) != "sealed" || len(d.Endpoint.EventTypes) != 1 ||
+			d.Endpoint.Status != ep.Status {
+			t.Errorf("endpoint %+v", d.Endpoint)
+		}
+		if ev := d.Event; ev.ID != evID || ev.ClientID != "a" || ev.Type != "TEST" || ev.Sequence != 7 ||
+			ev.UserID == nil || *ev.UserID != u.ID || ev.ExternalUserID == nil || *ev.ExternalUserID != "user-1" ||
+			string(ev.Payload) != `{"event":"TEST"}` || !ev.CreatedAt.Equal(t0) {
+			t.Errorf("event %+v", ev)
+		}
+		if d := byKey[found[1]]; d == nil || d.Endpoint.URL != "https://example.com/two" || d.Endpoint.Status != store.WebhookEndpointDisabled || d.Event.ID != evID {
+			t.Errorf("second endpoint's delivery %+v", d)
+		}
+		if d := byKey[found[2]]; d == nil || d.Event.Type != "OTHER" || string(d.Event.Payload) != `{"n":2}` || d.Event.UserID != nil || d.Endpoint.ID != "we_1" {
+			t.Errorf("second event's delivery %+v", d)
+		}
+		for _, k := range missing {
+			if got, err := st.WebhookDeliveriesGet(ctx, []store.WebhookDeliveryKey{k}); err != nil || len(got) != 0 {
+				t.Errorf("WebhookDeliveriesGet(%v) = %v, %v; want nothing", k, got, err)
 			}
+		}
+		if got, err := st.WebhookDeliveriesGet(ctx, nil); err != nil || len(got) != 0 {
+			t.Errorf("WebhookDeliveriesGet(nil) = %v, %v", got, err)
 		}
 	})
 }

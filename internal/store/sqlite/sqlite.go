@@ -190,6 +190,12 @@ func (d *driver) JSONRows(placeholder, alias, columns string) string {
 	return "(SELECT " + sel.String() + " FROM json_each(" + placeholder + ")) AS " + alias
 }
 
+// JoinOne is a plain join: SQLite joins by nested loops, probing the
+// index cond names.
+func (d *driver) JoinOne(table, alias, cond string) string {
+	return "JOIN " + table + " AS " + alias + " ON " + cond
+}
+
 // Native is the writer: River writes on every fetch, and SQLite has one
 // writer at a time.
 func (d *driver) Native() (any, string) { return d.writer, "" }

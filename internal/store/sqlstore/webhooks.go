@@ -132,8 +132,8 @@ func (e *executor) WebhookDeliveriesGet(ctx context.Context, keys []store.Webhoo
 	}
 	rows, err := e.conn.Query(ctx, `SELECT `+prefixed("ep.", endpointColumns)+`, `+prefixed("ev.", eventColumns)+`
 		FROM `+e.drv.JSONRows("$1", "k", "client_id text, endpoint_id text, event_id uuid")+`
-		JOIN webhook_endpoints ep ON ep.client_id = k.client_id AND ep.id = k.endpoint_id
-		JOIN events ev ON ev.client_id = k.client_id AND ev.id = k.event_id`, string(arg))
+		`+e.drv.JoinOne("webhook_endpoints", "ep", "ep.client_id = k.client_id AND ep.id = k.endpoint_id")+`
+		`+e.drv.JoinOne("events", "ev", "ev.client_id = k.client_id AND ev.id = k.event_id"), string(arg))
 	if err != nil {
 		return nil, e.wrap("webhook deliveries: get", err)
 	}

@@ -445,7 +445,14 @@ func (s *Service) Dispatch(ctx context.Context, ex store.Executor, ev *store.Eve
 			jobs = append(jobs, s.job(ev.ClientID, ev.ID, ep.ID))
 		}
 	}
-	return s.queue.InsertTx(ctx, ex, jobs)
+	if err := s.queue.InsertTx(ctx, ex, jobs); err != nil {
+		return err
+	}
+	// A new event's deliveries keep pace with it even while the API is
+	// busy (yield.go). If the transaction rolls back, the credit lets
+	// some other delivery go a little early: nothing more.
+	s.yield.credit(len(jobs))
+	return nil
 }
 
 func (s *Service) job(clientID, eventID, endpointID string) river.InsertManyParams {

@@ -13,6 +13,14 @@ import (
 // than Config.BusyRate a second, and at full speed again as soon as the
 // API is not busy. A delivery that yields waits before its attempt; the
 // wait is not an attempt and changes nothing of the event.
+//
+// Yielding must not make a busy API build a backlog of its own: when its
+// requests create events faster than the busy rate, deliveries paced at
+// that rate would fall further behind for as long as the API stays busy.
+// So each delivery this node queues for a new event earns a credit, and a
+// delivery with a credit goes out at once: while busy, deliveries keep
+// pace with the events coming in, and only what was already waiting is
+// held to the busy rate.
 
 // maxYieldWait bounds how long a delivery waits for its turn inside its
 // job: one whose turn is further off (a low --webhook-busy-rate for many
@@ -43,6 +51,59 @@ type yielder struct {
 	// next is when the next delivery may go out while busy: a virtual
 	// clock that each delivery moves on by interval.
 	next time.Time
+
+	// credits are deliveries that may go out at once while busy, earned
+	// in the current window of creditWindow (cur) and the one before
+	// (prev): a credit is for keeping pace with events coming in now, so
+	// one earned for a delivery that could not go out (its receiver was
+	// down, say) soon lapses rather than let a burst through later.
+	epoch     int64
+	cur, prev int64
+}
+
+// creditWindow is how long a credit lasts: one to two windows. A job is
+// fetched within tens of milliseconds of its insert when deliveries keep up
+// (River polls SQLite every 50 ms), so a credit outlives its job's wait.
+const creditWindow = 250 * time.Millisecond
+
+// roll moves the credit windows on to now's; y.mu is held.
+func (y *yielder) roll(now time.Time) {
+	epoch := int64(now.Sub(y.start) / creditWindow)
+	switch epoch - y.epoch {
+	case 0:
+		return
+	case 1:
+		y.prev, y.cur = y.cur, 0
+	default:
+		y.prev, y.cur = 0, 0
+	}
+	y.epoch = epoch
+}
+
+// credit lets n more deliveries go out at once while the API is busy: n
+// deliveries of new events were queued.
+func (y *yielder) credit(n int) {
+	if y == nil || n <= 0 {
+		return
+	}
+	y.mu.Lock()
+	y.roll(time.Now())
+	y.cur += int64(n)
+	y.mu.Unlock()
+}
+
+// takeCredit uses a credit, if there is one; y.mu is held.
+func (y *yielder) takeCredit(now time.Time) bool {
+	y.roll(now)
+	switch {
+	case y.prev > 0:
+		y.prev--
+	case y.cur > 0:
+		y.cur--
+	default:
+		return false
+	}
+	return true
 }
 
 // newYielder returns a yielder pacing deliveries at rate a second while
@@ -61,11 +122,18 @@ func newYielder(busy func() bool, rate float64) *yielder {
 // once with later, the time to snooze the job for; when ctx ends first it
 // returns ctx's error.
 func (y *yielder) wait(ctx context.Context) (waited, later time.Duration, err error) {
-	if y == nil || !y.busy() {
+	if y == nil {
+		return 0, 0, nil
+	}
+	if !y.busy() {
 		return 0, 0, nil
 	}
 	now := time.Now()
 	y.mu.Lock()
+	if y.takeCredit(now) {
+		y.mu.Unlock()
+		return 0, 0, nil
+	}
 	// A pause earns at most burst: after it, deliveries resume at the pace.
 	turn := y.next
 	if floor := now.Add(-y.burst); turn.Before(floor) {

@@ -103,3 +103,51 @@ func TestYielderOff(t *testing.T) {
 		}
 	}
 }
+
+// While the API is busy, the deliveries of new events go out at once, one
+// per credit, so that a busy API creating events faster than the busy rate
+// does not build a backlog; without credits they wait their turn, and a
+// credit lapses after one to two windows.
+func TestYielderCreditsKeepPaceWithNewEvents(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	y := newYielder(func() bool { return true }, 0.5) // one every 2 s, a burst of 20 s
+	for range 11 {                                    // the burst, and the one due now
+		if _, later, err := y.wait(ctx); err != nil || later != 0 {
+			t.Fatal(later, err)
+		}
+	}
+	if _, later, _ := y.wait(ctx); later == 0 {
+		t.Fatal("with the burst spent and no credit, a delivery went out")
+	}
+	y.credit(3)
+	for i := range 3 {
+		if waited, later, err := y.wait(ctx); err != nil || waited != 0 || later != 0 {
+			t.Fatalf("credited delivery %d: waited %v, later %v, %v", i, waited, later, err)
+		}
+	}
+	if _, later, _ := y.wait(ctx); later == 0 {
+		t.Fatal("a fourth delivery went out on three credits")
+	}
+
+	// Credits earned in one window last through the next, not longer.
+	y.mu.Lock()
+	y.epoch, y.cur, y.prev = 100, 0, 0
+	y.start = time.Now().Add(-100 * creditWindow)
+	y.mu.Unlock()
+	y.credit(5)
+	y.mu.Lock()
+	y.start = y.start.Add(-creditWindow) // a window later
+	y.mu.Unlock()
+	if _, later, err := y.wait(ctx); err != nil || later != 0 {
+		t.Fatalf("a credit of the window before: later %v, %v", later, err)
+	}
+	y.mu.Lock()
+	y.start = y.start.Add(-creditWindow) // two windows later
+	y.mu.Unlock()
+	if _, later, _ := y.wait(ctx); later == 0 {
+		t.Fatal("a credit two windows old was spent")
+	}
+	var none *yielder
+	none.credit(1) // a node that never yields takes credits without effect
+}

@@ -418,7 +418,7 @@ func NewHTTPClient(p Policy, timeout time.Duration, maxIdle int) *http.Client {
 		Proxy:                  nil,
 		DialContext:            p.DialContext(timeout),
 		ForceAttemptHTTP2:      true,
-		MaxIdleConns:           100,
+		MaxIdleConns:           max(100, maxIdle),
 		MaxIdleConnsPerHost:    max(16, maxIdle),
 		IdleConnTimeout:        90 * time.Second,
 		TLSHandshakeTimeout:    min(timeout, 10*time.Second),

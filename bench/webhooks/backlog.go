@@ -111,7 +111,7 @@ func measureBacklog(ctx context.Context, o options, launcher *hitch.Launcher) (b
 	windowEnd := busy.MeasureFrom.Add(o.duration)
 
 	launcher.Progress("api: %d of %d delivered when the load stopped; waiting for the rest", rcv.received(), len(cr.events))
-	if err := waitDelivered(ctx, rcv, cr.events, h, drainTimeout(len(cr.events))); err != nil {
+	if err := waitDelivered(ctx, rcv, cr.events, 0, h, drainTimeout(len(cr.events))); err != nil {
 		if ctx.Err() != nil {
 			return res, ctx.Err()
 		}

@@ -95,44 +95,75 @@ func createEvents(ctx context.Context, base, user, pass string, n, conns int) (*
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	cr := &creation{start: start, end: time.Now()}
-	for _, r := range results {
-		cr.events = append(cr.events, r.events...)
-		cr.failures.Merge(r.failures)
-	}
-	return cr, nil
+	return merged(start, results), nil
 }
 
-// createPaced records events one at a time at rate per second for d, on
-// one connection, so that none waits behind another: what the latency of
-// a delivery is when the queue is not backed up.
+// pacedConns is how many connections send paced creates: enough that a
+// create waits for none before it (at 1,500/s a create may take up to 5 ms
+// before its successor has no free connection).
+const pacedConns = 8
+
+// createPaced records events at rate per second for d, each sent at its
+// own time (start + i/rate) whatever the others' answers, on pacedConns
+// connections: what the latency of a delivery is when events come no
+// faster than rate.
 func createPaced(ctx context.Context, base, user, pass string, rate float64, d time.Duration) (*creation, error) {
 	u, err := url.Parse(base + testEventPath)
 	if err != nil {
 		return nil, err
 	}
 	req := loadgen.Request(http.MethodPost, u, user, pass, []byte(`{"message":"paced"}`))
-	var dials atomic.Int64
-	c := loadgen.NewConn(u.Host, requestTimeout, &dials)
-	defer c.Close()
-	cr := &creation{start: time.Now()}
 	n := int(rate * d.Seconds())
 	interval := time.Duration(float64(time.Second) / rate)
-	ticker := time.NewTicker(interval)
-	defer ticker.Stop()
-	for range n {
+	// The schedule: one slot per event, taken by whichever connection is
+	// free; a slot taken late is sent at once.
+	slots := make(chan struct{}, n)
+	var dials atomic.Int64
+	results := make([]creation, pacedConns)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for i := range results {
+		r := &results[i]
+		wg.Go(func() {
+			c := loadgen.NewConn(u.Host, requestTimeout, &dials)
+			defer c.Close()
+			for range slots {
+				ev, kind, err := createEvent(c, req)
+				if err != nil {
+					r.failures.Add(kind, err)
+					continue
+				}
+				r.events = append(r.events, ev)
+			}
+		})
+	}
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for i := range n {
+		timer.Reset(time.Until(start.Add(time.Duration(i) * interval)))
 		select {
 		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-ticker.C:
+		case <-timer.C:
 		}
-		ev, kind, err := createEvent(c, req)
-		if err != nil {
-			cr.failures.Add(kind, err)
-			continue
+		if ctx.Err() != nil {
+			break
 		}
-		cr.events = append(cr.events, ev)
+		slots <- struct{}{}
 	}
-	cr.end = time.Now()
-	return cr, nil
+	close(slots)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return merged(start, results), nil
+}
+
+// merged joins what each connection recorded, ending now.
+func merged(start time.Time, results []creation) *creation {
+	cr := &creation{start: start, end: time.Now()}
+	for _, r := range results {
+		cr.events = append(cr.events, r.events...)
+		cr.failures.Merge(r.failures)
+	}
+	return cr
 }

@@ -51,7 +51,7 @@ func TestCreateAndReceive(t *testing.T) {
 	if len(cr.events) != 50 || cr.failures.Count() != 0 {
 		t.Fatalf("%d created, failures %+v", len(cr.events), cr.failures)
 	}
-	if err := waitDelivered(ctx, rcv, cr.events, runningServer{}, time.Second); err != nil {
+	if err := waitDelivered(ctx, rcv, cr.events, 0, runningServer{}, time.Second); err != nil {
 		t.Fatal(err)
 	}
 	first, dups, noID := rcv.receipts()

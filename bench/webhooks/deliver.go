@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/hitchdev/hitch/bench/internal/hitch"
@@ -23,11 +24,37 @@ type deliveryResult struct {
 	PeakRSSBytes  int64 `json:"peak_rss_bytes"`
 	// DrainError is set when not every event arrived in time.
 	DrainError string `json:"drain_error,omitempty"`
-	// Paced is the commit→receipt latency of events created one at a time
-	// at PacedRate per second once the rest were delivered.
-	PacedRate   float64 `json:"paced_rate"`
-	Paced       latency `json:"paced"`
-	PacedErrors int64   `json:"paced_errors"`
+	// Backlog is a backlog delivered with nothing else running.
+	Backlog backlogDrain `json:"backlog"`
+	// Paced are the commit→receipt latencies of events created at a
+	// steady rate once the rest were delivered, one per rate.
+	Paced []pacedResult `json:"paced"`
+}
+
+// backlogDrain is o.events events created while the receiver held every
+// delivery, then let go at once with nothing else running: the same shape
+// as the queue's ceiling, whose jobs are all inserted before its client
+// starts.
+type backlogDrain struct {
+	Events        int              `json:"events"`
+	CreateSeconds float64          `json:"create_seconds"`
+	CreateErrors  map[string]int64 `json:"create_errors,omitempty"`
+	// Seconds runs from the release to the last receipt.
+	Seconds float64 `json:"seconds"`
+	PerSec  float64 `json:"per_sec"`
+	// CeilingPercent is PerSec as a share of the ceiling.
+	CeilingPercent float64 `json:"ceiling_percent"`
+	Duplicates     int     `json:"duplicates"`
+	Missing        int     `json:"missing"`
+}
+
+// pacedResult is the latency of events created at Rate per second.
+type pacedResult struct {
+	Rate float64 `json:"rate"`
+	// CreatedPerSec is the rate achieved.
+	CreatedPerSec float64 `json:"created_per_sec"`
+	Latency       latency `json:"latency"`
+	Errors        int64   `json:"errors"`
 }
 
 // pacedDuration is how long the paced events are created for.
@@ -43,7 +70,8 @@ func measureDeliveries(ctx context.Context, o options, launcher *hitch.Launcher)
 		return res, err
 	}
 	defer rcv.close()
-	h, base, err := startHitch(ctx, o, launcher, "deliver")
+	// Deliveries are held at the receiver while the backlog is created.
+	h, base, err := startHitch(ctx, o, launcher, "deliver", "--webhook-timeout", webhookTimeoutHeld)
 	if err != nil {
 		return res, err
 	}
@@ -62,7 +90,7 @@ func measureDeliveries(ctx context.Context, o options, launcher *hitch.Launcher)
 	}
 	launcher.Progress("delivery: %d created in %.1fs, %d received so far; waiting for the rest",
 		len(cr.events), cr.end.Sub(cr.start).Seconds(), rcv.received())
-	drainErr := waitDelivered(ctx, rcv, cr.events, h, drainTimeout(len(cr.events)))
+	drainErr := waitDelivered(ctx, rcv, cr.events, 0, h, drainTimeout(len(cr.events)))
 	res.PeakRSSBytes = sampler.Stop()
 	if ctx.Err() != nil {
 		return res, ctx.Err()
@@ -82,23 +110,80 @@ func measureDeliveries(ctx context.Context, o options, launcher *hitch.Launcher)
 	first, dups, noID := rcv.receipts()
 	res.deliveryStats = summarizeDeliveries(cr.events, first, dups, noID)
 	res.ReceiverConns = rcv.connections()
-	if o.pacedRate <= 0 || res.DrainError != "" {
+	if res.DrainError != "" {
 		return res, nil
 	}
 
-	launcher.Progress("delivery: %g events/s, one at a time, for %v", o.pacedRate, pacedDuration)
-	paced, err := createPaced(ctx, base, hitch.DevClientID, launcher.Secret, o.pacedRate, pacedDuration)
-	if err != nil {
+	launcher.Progress("delivery: a backlog of %d events, created with deliveries held, then let go", o.events)
+	if res.Backlog, err = drainBacklog(ctx, o, launcher, rcv, h, base); err != nil {
 		return res, err
 	}
-	res.PacedRate, res.PacedErrors = o.pacedRate, paced.failures.Count()
-	if err := waitDelivered(ctx, rcv, paced.events, h, drainTimeout(len(paced.events))); err != nil {
-		if ctx.Err() != nil {
-			return res, ctx.Err()
-		}
-		res.DrainError = "paced: " + err.Error()
+	if res.Backlog.Missing > 0 {
+		res.DrainError = fmt.Sprintf("backlog: %d of %d events missing", res.Backlog.Missing, res.Backlog.Events)
+		return res, nil
 	}
-	first, _, _ = rcv.receipts()
-	res.Paced = summarizeDeliveries(paced.events, first, 0, 0).Latency
+
+	for _, rate := range o.pacedRates {
+		launcher.Progress("delivery: %g events/s for %v", rate, pacedDuration)
+		before := rcv.received()
+		paced, err := createPaced(ctx, base, hitch.DevClientID, launcher.Secret, rate, pacedDuration)
+		if err != nil {
+			return res, err
+		}
+		if err := waitDelivered(ctx, rcv, paced.events, before, h, drainTimeout(len(paced.events))); err != nil {
+			if ctx.Err() != nil {
+				return res, ctx.Err()
+			}
+			res.DrainError = fmt.Sprintf("paced at %g/s: %v", rate, err)
+			return res, nil
+		}
+		first, _, _ = rcv.receipts()
+		res.Paced = append(res.Paced, pacedResult{Rate: rate, CreatedPerSec: paced.perSec(),
+			Latency: summarizeDeliveries(paced.events, first, 0, 0).Latency, Errors: paced.failures.Count()})
+	}
+	return res, nil
+}
+
+// drainBacklog creates o.events events while rcv holds every delivery,
+// lets them go, and times their delivery. Hitch must have been started
+// with a webhook timeout longer than the creating takes.
+func drainBacklog(ctx context.Context, o options, launcher *hitch.Launcher, rcv *receiverProcess, h server, base string) (backlogDrain, error) {
+	var res backlogDrain
+	before := rcv.received()
+	_, dupsBefore, _ := rcv.receipts()
+	rcv.hold()
+	cr, err := createEvents(ctx, base, hitch.DevClientID, launcher.Secret, o.events, o.createConns)
+	if err != nil {
+		rcv.release()
+		return res, err
+	}
+	res.Events, res.CreateSeconds = len(cr.events), cr.end.Sub(cr.start).Seconds()
+	if cr.failures.Count() > 0 {
+		res.CreateErrors = cr.failures.ByKind
+	}
+	launcher.Progress("delivery: %d created in %.1fs; releasing them", len(cr.events), res.CreateSeconds)
+	released := time.Now()
+	rcv.release()
+	if err := waitDelivered(ctx, rcv, cr.events, before, h, drainTimeout(len(cr.events))); err != nil && ctx.Err() != nil {
+		return res, ctx.Err()
+	}
+	// Give a late duplicate a moment to show.
+	time.Sleep(100 * time.Millisecond)
+	first, dups, _ := rcv.receipts()
+	var last time.Time
+	for _, ev := range cr.events {
+		rc, ok := first[ev.id]
+		if !ok {
+			res.Missing++
+			continue
+		}
+		if rc.at.After(last) {
+			last = rc.at
+		}
+	}
+	res.Duplicates = dups - dupsBefore
+	if res.Seconds = last.Sub(released).Seconds(); res.Seconds > 0 {
+		res.PerSec = float64(len(cr.events)-res.Missing) / res.Seconds
+	}
 	return res, nil
 }

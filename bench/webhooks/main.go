@@ -17,6 +17,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/hitchdev/hitch/bench/internal/cli"
@@ -29,7 +32,7 @@ type options struct {
 	events      int
 	workers     int
 	createConns int
-	pacedRate   float64
+	pacedRates  rateList
 	conns       int
 	duration    time.Duration
 	warmup      time.Duration
@@ -60,7 +63,8 @@ func parseFlags(args []string, errOut io.Writer) (options, error) {
 	fs.IntVar(&o.events, "events", 20000, "events to deliver, no-op jobs for the ceiling, and events in the backlog")
 	fs.IntVar(&o.workers, "workers", 50, "webhook workers (hitch --webhook-workers, and the ceiling's River workers)")
 	fs.IntVar(&o.createConns, "create-conns", 32, "concurrent connections creating events")
-	fs.Float64Var(&o.pacedRate, "paced-rate", 100, "events/s created one at a time after the flood, for the latency of an idle queue (0 skips)")
+	o.pacedRates = rateList{100, 1500}
+	fs.Var(&o.pacedRates, "paced-rate", "comma-separated events/s, each created at that steady rate for 3s after the flood, for the latency of a queue that keeps up (0 skips)")
 	fs.IntVar(&o.conns, "conns", 16, "concurrent connections loading GET /accounts/get")
 	fs.DurationVar(&o.duration, "duration", 5*time.Second, "measured API load, idle and while the backlog drains")
 	fs.DurationVar(&o.warmup, "warmup", time.Second, "unmeasured API load before each measurement")
@@ -81,8 +85,8 @@ func (o options) validate() error {
 		return fmt.Errorf("--workers %d: want 1 to 10000", o.workers)
 	case o.createConns < 1 || o.createConns > 1024:
 		return fmt.Errorf("--create-conns %d: want 1 to 1024", o.createConns)
-	case o.pacedRate < 0 || o.pacedRate > 1000:
-		return fmt.Errorf("--paced-rate %g: want 0 to 1000", o.pacedRate)
+	case slices.ContainsFunc(o.pacedRates, func(r float64) bool { return r <= 0 || r > 10_000 }):
+		return fmt.Errorf("--paced-rate %v: want rates above 0 and at most 10000, or 0 alone", o.pacedRates)
 	case o.conns < 1 || o.conns > 1024:
 		return fmt.Errorf("--conns %d: want 1 to 1024", o.conns)
 	case o.duration <= 0 || o.duration > 10*time.Minute:
@@ -91,4 +95,30 @@ func (o options) validate() error {
 		return fmt.Errorf("--warmup %v: want 0 to 1m", o.warmup)
 	}
 	return o.hitch.Validate()
+}
+
+// rateList is a flag of comma-separated rates; "0" is none.
+type rateList []float64
+
+func (l *rateList) String() string {
+	s := make([]string, len(*l))
+	for i, r := range *l {
+		s[i] = strconv.FormatFloat(r, 'g', -1, 64)
+	}
+	return strings.Join(s, ",")
+}
+
+func (l *rateList) Set(v string) error {
+	*l = nil
+	if strings.TrimSpace(v) == "0" {
+		return nil
+	}
+	for f := range strings.SplitSeq(v, ",") {
+		r, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil {
+			return fmt.Errorf("%q is not a rate", f)
+		}
+		*l = append(*l, r)
+	}
+	return nil
 }

@@ -60,7 +60,7 @@ func TestReceiverControls(t *testing.T) {
 	if remote.connections() < 1 {
 		t.Fatal("no connection counted")
 	}
-	if err := waitDelivered(context.Background(), remote, events[:2], runningServer{}, time.Second); err != nil {
+	if err := waitDelivered(context.Background(), remote, events[:2], 0, runningServer{}, time.Second); err != nil {
 		t.Fatal(err)
 	}
 }

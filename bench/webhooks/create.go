@@ -99,9 +99,10 @@ func createEvents(ctx context.Context, base, user, pass string, n, conns int) (*
 }
 
 // pacedConns is how many connections send paced creates: enough that a
-// create waits for none before it (at 1,500/s a create may take up to 5 ms
-// before its successor has no free connection).
-const pacedConns = 8
+// create waits for none before it (at 1,500/s a create may take up to 20 ms
+// before its successor finds no free connection; PostgreSQL's took 8 ms
+// with the server delivering, too long for 8 connections).
+const pacedConns = 32
 
 // createPaced records events at rate per second for d, each sent at its
 // own time (start + i/rate) whatever the others' answers, on pacedConns

@@ -61,7 +61,7 @@ func parseFlags(args []string, errOut io.Writer) (options, error) {
 	fs := flag.NewFlagSet("webhooks", flag.ContinueOnError)
 	o.hitch.AddFlags(fs)
 	fs.IntVar(&o.events, "events", 20000, "events to deliver, no-op jobs for the ceiling, and events in the backlog")
-	fs.IntVar(&o.workers, "workers", 50, "webhook workers (hitch --webhook-workers, and the ceiling's River workers)")
+	fs.IntVar(&o.workers, "workers", 200, "webhook workers (hitch --webhook-workers, and the ceiling's River workers)")
 	fs.IntVar(&o.createConns, "create-conns", 32, "concurrent connections creating events")
 	o.pacedRates = rateList{100, 1500}
 	fs.Var(&o.pacedRates, "paced-rate", "comma-separated events/s, each created at that steady rate for 3s after the flood, for the latency of a queue that keeps up (0 skips)")

@@ -161,7 +161,7 @@ func NewFlagSet(name string, getenv func(string) string) *FlagSet {
 	f.durations(&c.WebhookRetrySchedule, "webhook-retry-schedule", "HITCH_WEBHOOK_RETRY_SCHEDULE",
 		"0s,5s,5m,30m,2h,5h,10h,10h", "wait before each webhook delivery attempt, the first being 0s")
 	f.duration(&c.WebhookTimeout, "webhook-timeout", "HITCH_WEBHOOK_TIMEOUT", 10*time.Second, "time a webhook receiver gets to answer")
-	f.integer(&c.WebhookWorkers, "webhook-workers", "HITCH_WEBHOOK_WORKERS", 50, "webhook deliveries one node runs at once")
+	f.integer(&c.WebhookWorkers, "webhook-workers", "HITCH_WEBHOOK_WORKERS", 200, "webhook deliveries one node runs at once")
 	f.float(&c.WebhookBusyRate, "webhook-busy-rate", "HITCH_WEBHOOK_BUSY_RATE", 500, "webhook deliveries a second per node while its API is busy; 0 never holds them back")
 	f.duration(&c.CardWindow, "card-window", "HITCH_CARD_WINDOW", 15*time.Second, "time a card switch waits for its card data")
 	f.duration(&c.TaskDeadline, "task-deadline", "HITCH_TASK_DEADLINE", 10*time.Minute, "time a production task waits for its connector")

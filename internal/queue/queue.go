@@ -42,7 +42,7 @@ type Config struct {
 	// Workers are the job kinds this process works. Nil makes an insert-only
 	// client (one that never starts).
 	Workers *river.Workers
-	// WebhookWorkers is how many deliveries run at once (default 50).
+	// WebhookWorkers is how many deliveries run at once (default 200).
 	WebhookWorkers int
 	// FetchPollInterval bounds how long a job waits before a worker sees it
 	// when no notification arrives (default 1 s, River's). Notifications
@@ -95,7 +95,7 @@ func New(db store.Store, cfg Config) (*Queue, error) {
 		rc.Workers = cfg.Workers
 		rc.Queues = map[string]river.QueueConfig{
 			QueueDefault:  {MaxWorkers: 10},
-			QueueWebhooks: {MaxWorkers: cmp.Or(cfg.WebhookWorkers, 50)},
+			QueueWebhooks: {MaxWorkers: cmp.Or(cfg.WebhookWorkers, 200)},
 		}
 	}
 	pool, schema := db.Native()

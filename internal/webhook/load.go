@@ -2,6 +2,7 @@ package webhook
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -50,19 +51,12 @@ func (l *loader) load(ctx context.Context, key store.WebhookDeliveryKey) (*store
 	l.mu.Lock()
 	l.pending = append(l.pending, r)
 	if l.readers < l.maxReaders {
-		// This caller reads for everyone until nothing is waiting. The
-		// queries are not bound to its context: other deliveries wait on
-		// them.
+		// A reader of its own reads for everyone until nothing is
+		// waiting, so that no delivery's job (nor its time) is spent
+		// reading for others. Its queries are not bound to any
+		// delivery's context: other deliveries wait on them.
 		l.readers++
-		for len(l.pending) > 0 {
-			n := min(len(l.pending), maxGroup)
-			group := l.pending[:n:n]
-			l.pending = l.pending[n:]
-			l.mu.Unlock()
-			l.read(context.WithoutCancel(ctx), group)
-			l.mu.Lock()
-		}
-		l.readers--
+		go l.drain(context.WithoutCancel(ctx))
 	}
 	l.mu.Unlock()
 	select {
@@ -73,47 +67,74 @@ func (l *loader) load(ctx context.Context, key store.WebhookDeliveryKey) (*store
 	}
 }
 
-// read answers every request of group. If the group's query fails, each
-// is read alone, so that one bad key cannot fail the others. A panic fails
-// every request not yet answered, so that no worker is left waiting.
+// drain reads groups until none is waiting; it holds one of the readers'
+// places, which it gives back under l.mu once pending is empty (a request
+// added after that starts a reader of its own).
+func (l *loader) drain(ctx context.Context) {
+	l.mu.Lock()
+	for len(l.pending) > 0 {
+		n := min(len(l.pending), maxGroup)
+		group := l.pending[:n:n]
+		l.pending = l.pending[n:]
+		l.mu.Unlock()
+		l.read(ctx, group)
+		l.mu.Lock()
+	}
+	l.readers--
+	l.mu.Unlock()
+}
+
+// read answers every request of group. If the group's query fails for any
+// reason but its deadline, each is read alone, so that one bad key cannot
+// fail the others; a group that timed out fails as one, rather than
+// waiting out a deadline per key. A panic fails every request not yet
+// answered, so that no worker is left waiting.
 func (l *loader) read(ctx context.Context, group []*loadRequest) {
 	answered := 0
 	defer func() {
 		if p := recover(); p != nil {
 			for _, r := range group[answered:] {
-				r.done <- loadResult{err: fmt.Errorf("webhook: reading the delivery panicked: %v", p)}
+				select { // answer may have answered some before it panicked
+				case r.done <- loadResult{err: fmt.Errorf("webhook: reading the delivery panicked: %v", p)}:
+				default:
+				}
 			}
 		}
 	}()
-	if len(group) > 1 {
-		keys := make([]store.WebhookDeliveryKey, len(group))
-		for i, r := range group {
-			keys[i] = r.key
+	keys := make([]store.WebhookDeliveryKey, len(group))
+	for i, r := range group {
+		keys[i] = r.key
+	}
+	found, err := l.get(ctx, keys)
+	if err != nil && len(group) > 1 && !errors.Is(err, context.DeadlineExceeded) {
+		for _, r := range group {
+			found, err := l.get(ctx, []store.WebhookDeliveryKey{r.key})
+			answer([]*loadRequest{r}, found, err)
+			answered++
 		}
-		found, err := l.get(ctx, keys)
-		if err == nil {
-			byKey := make(map[store.WebhookDeliveryKey]*store.WebhookDelivery, len(found))
-			for _, d := range found {
-				byKey[d.Key()] = d
-			}
-			for _, r := range group {
-				r.done <- resultOf(byKey[r.key], r.key)
-				answered++
-			}
-			return
-		}
+		return
+	}
+	answer(group, found, err)
+	answered = len(group)
+}
+
+// answer gives each request of group its delivery among found, matched by
+// key, or ErrNotFound; or err to each when it is set.
+func answer(group []*loadRequest, found []*store.WebhookDelivery, err error) {
+	byKey := make(map[store.WebhookDeliveryKey]*store.WebhookDelivery, len(found))
+	for _, d := range found {
+		byKey[d.Key()] = d
 	}
 	for _, r := range group {
-		found, err := l.get(ctx, []store.WebhookDeliveryKey{r.key})
+		d := byKey[r.key]
 		switch {
 		case err != nil:
 			r.done <- loadResult{err: err}
-		case len(found) == 0:
-			r.done <- resultOf(nil, r.key)
+		case d == nil:
+			r.done <- loadResult{err: fmt.Errorf("webhook delivery %s to %s: %w", r.key.EventID, r.key.EndpointID, store.ErrNotFound)}
 		default:
-			r.done <- resultOf(found[0], r.key)
+			r.done <- loadResult{delivery: d}
 		}
-		answered++
 	}
 }
 
@@ -122,12 +143,4 @@ func (l *loader) get(ctx context.Context, keys []store.WebhookDeliveryKey) ([]*s
 	ctx, cancel := context.WithTimeout(ctx, RecordSlack)
 	defer cancel()
 	return l.store.WebhookDeliveriesGet(ctx, keys)
-}
-
-// resultOf is a found delivery, or ErrNotFound.
-func resultOf(d *store.WebhookDelivery, key store.WebhookDeliveryKey) loadResult {
-	if d == nil {
-		return loadResult{err: fmt.Errorf("webhook delivery %s to %s: %w", key.EventID, key.EndpointID, store.ErrNotFound)}
-	}
-	return loadResult{delivery: d}
 }

@@ -20,7 +20,7 @@ import (
 type countingStore struct {
 	store.Store
 	gate       chan struct{} // when set, the first read waits for it to close
-	failGroups bool
+	failGroups error         // when set, what a read of more than one key fails with
 
 	mu     sync.Mutex
 	groups []int
@@ -34,8 +34,8 @@ func (c *countingStore) WebhookDeliveriesGet(ctx context.Context, keys []store.W
 	if first && c.gate != nil {
 		<-c.gate
 	}
-	if c.failGroups && len(keys) > 1 {
-		return nil, errors.New("refused: a group")
+	if c.failGroups != nil && len(keys) > 1 {
+		return nil, c.failGroups
 	}
 	return c.Store.WebhookDeliveriesGet(ctx, keys)
 }
@@ -109,12 +109,16 @@ func TestLoaderGroupsWaitingReads(t *testing.T) {
 		waitFor(t, func() bool { return len(cs.reads()) == 1 })
 		// Every other delivery arrives while the first read is held.
 		go func() {
-			waitFor(t, func() bool {
+			defer close(cs.gate)
+			for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
 				l.mu.Lock()
-				defer l.mu.Unlock()
-				return len(l.pending) == len(keys)-1
-			})
-			close(cs.gate)
+				n := len(l.pending)
+				l.mu.Unlock()
+				if n == len(keys)-1 {
+					return
+				}
+			}
+			t.Error("the other deliveries did not all wait in 5s")
 		}()
 		loadAll(t, l, keys, 1)
 		<-done
@@ -125,17 +129,28 @@ func TestLoaderGroupsWaitingReads(t *testing.T) {
 }
 
 // A delivery whose endpoint or event is gone is ErrNotFound, without
-// failing the others of its group; and a group the store refuses is read
-// again one by one.
+// failing the others of its group, and each gets its own endpoint's
+// delivery of a shared event; a group the store refuses is read again one
+// by one, and one that timed out fails as one.
 func TestLoaderMissingAndRefusedGroups(t *testing.T) {
 	t.Parallel()
 	storetest.ForEach(t, func(t *testing.T, st store.Store) {
 		keys := seedDeliveries(t, st, 4)
+		now := time.Now().UTC()
+		if err := st.WebhookEndpointInsert(context.Background(), &store.WebhookEndpoint{ID: "we_two", ClientID: keys[0].ClientID,
+			URL: "https://example.com/two", SecretSealed: []byte("s"), Status: store.WebhookEndpointEnabled, CreatedAt: now, UpdatedAt: now}); err != nil {
+			t.Fatal(err)
+		}
 		missing := store.WebhookDeliveryKey{ClientID: keys[0].ClientID, EndpointID: "we_gone", EventID: keys[0].EventID}
-		for _, failGroups := range []bool{false, true} {
-			cs := &countingStore{Store: st, failGroups: failGroups}
+		second := store.WebhookDeliveryKey{ClientID: keys[0].ClientID, EndpointID: "we_two", EventID: keys[0].EventID}
+		refused := errors.New("refused: a group")
+		for _, c := range []struct {
+			failGroups error
+			reads      string
+		}{{nil, "[4]"}, {refused, "[4 1 1 1 1]"}, {context.DeadlineExceeded, "[4]"}} {
+			cs := &countingStore{Store: st, failGroups: c.failGroups}
 			l := newLoader(cs)
-			group := []*loadRequest{{key: keys[0]}, {key: missing}, {key: keys[1]}}
+			group := []*loadRequest{{key: keys[0]}, {key: missing}, {key: second}, {key: keys[1]}}
 			for _, r := range group {
 				r.done = make(chan loadResult, 1)
 			}
@@ -143,18 +158,22 @@ func TestLoaderMissingAndRefusedGroups(t *testing.T) {
 			for i, r := range group {
 				res := <-r.done
 				switch {
-				case r.key == missing && !errors.Is(res.err, store.ErrNotFound):
-					t.Errorf("failGroups=%v: missing delivery: %v", failGroups, res.err)
-				case r.key != missing && (res.err != nil || res.delivery.Key() != r.key):
-					t.Errorf("failGroups=%v: delivery %d: %+v, %v", failGroups, i, res.delivery, res.err)
+				case c.failGroups == context.DeadlineExceeded:
+					if !errors.Is(res.err, context.DeadlineExceeded) {
+						t.Errorf("timed-out group: delivery %d: %+v, %v", i, res.delivery, res.err)
+					}
+				case r.key == missing:
+					if !errors.Is(res.err, store.ErrNotFound) {
+						t.Errorf("failGroups=%v: missing delivery: %v", c.failGroups, res.err)
+					}
+				case res.err != nil || res.delivery.Key() != r.key:
+					t.Errorf("failGroups=%v: delivery %d: %+v, %v", c.failGroups, i, res.delivery, res.err)
+				case r.key == second && res.delivery.Endpoint.URL != "https://example.com/two":
+					t.Errorf("the second endpoint's delivery went to %s", res.delivery.Endpoint.URL)
 				}
 			}
-			want := []int{3}
-			if failGroups {
-				want = []int{3, 1, 1, 1}
-			}
-			if got := cs.reads(); fmt.Sprint(got) != fmt.Sprint(want) {
-				t.Errorf("failGroups=%v: reads %v, want %v", failGroups, got, want)
+			if got := fmt.Sprint(cs.reads()); got != c.reads {
+				t.Errorf("failGroups=%v: reads %v, want %v", c.failGroups, got, c.reads)
 			}
 		}
 	})

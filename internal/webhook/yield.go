@@ -66,7 +66,9 @@ type yielder struct {
 // (River polls SQLite every 50 ms), so a credit outlives its job's wait.
 const creditWindow = 250 * time.Millisecond
 
-// roll moves the credit windows on to now's; y.mu is held.
+// roll moves the credit windows on to now's; y.mu is held. A now older
+// than the windows (read before another caller moved them on) moves
+// nothing.
 func (y *yielder) roll(now time.Time) {
 	epoch := int64(now.Sub(y.start) / creditWindow)
 	switch epoch - y.epoch {
@@ -75,6 +77,9 @@ func (y *yielder) roll(now time.Time) {
 	case 1:
 		y.prev, y.cur = y.cur, 0
 	default:
+		if epoch < y.epoch {
+			return
+		}
 		y.prev, y.cur = 0, 0
 	}
 	y.epoch = epoch

@@ -3,9 +3,15 @@ package webhook
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/hitchdev/hitch/internal/event"
+	"github.com/hitchdev/hitch/internal/queue"
+	"github.com/hitchdev/hitch/internal/store"
+	"github.com/hitchdev/hitch/internal/store/storetest"
 )
 
 // While the API is not busy deliveries never wait; while it is, they go
@@ -121,11 +127,25 @@ func TestYielderCreditsKeepPaceWithNewEvents(t *testing.T) {
 		t.Fatal("with the burst spent and no credit, a delivery went out")
 	}
 	y.credit(3)
+	y.mu.Lock()
+	next := y.next
+	y.mu.Unlock()
 	for i := range 3 {
 		if waited, later, err := y.wait(ctx); err != nil || waited != 0 || later != 0 {
 			t.Fatalf("credited delivery %d: waited %v, later %v, %v", i, waited, later, err)
 		}
 	}
+	// A time read before another caller moved the windows on leaves the
+	// credits alone.
+	y.credit(1)
+	y.mu.Lock()
+	if !y.next.Equal(next) {
+		t.Errorf("credited deliveries moved the pace's clock from %v to %v", next, y.next)
+	}
+	if !y.takeCredit(y.start.Add(time.Duration(y.epoch-1) * creditWindow)) {
+		t.Error("a stale time lost the credit")
+	}
+	y.mu.Unlock()
 	if _, later, _ := y.wait(ctx); later == 0 {
 		t.Fatal("a fourth delivery went out on three credits")
 	}
@@ -150,4 +170,55 @@ func TestYielderCreditsKeepPaceWithNewEvents(t *testing.T) {
 	}
 	var none *yielder
 	none.credit(1) // a node that never yields takes credits without effect
+}
+
+// Dispatching a new event's deliveries earns a credit per delivery;
+// resending an event earns none.
+func TestDispatchEarnsCredits(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := storetest.OpenSQLite(t)
+	if err := queue.Migrate(ctx, st); err != nil {
+		t.Fatal(err)
+	}
+	q, err := queue.New(st, queue.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	events := &event.Log{}
+	s := NewService(st, q, nil, nil, events, slog.New(slog.DiscardHandler), time.Now,
+		Config{APIBusy: func() bool { return true }, BusyRate: 1})
+	keys := seedDeliveries(t, st, 1) // one endpoint, enabled
+	now := time.Now().UTC()
+	for _, ep := range []*store.WebhookEndpoint{
+		{ID: "we_b", Status: store.WebhookEndpointEnabled},
+		{ID: "we_off", Status: store.WebhookEndpointDisabled},
+	} {
+		ep.ClientID, ep.URL, ep.SecretSealed, ep.CreatedAt, ep.UpdatedAt = keys[0].ClientID, "https://example.com/"+ep.ID, []byte("s"), now, now
+		if err := st.WebhookEndpointInsert(ctx, ep); err != nil {
+			t.Fatal(err)
+		}
+	}
+	credits := func() int64 {
+		s.yield.mu.Lock()
+		defer s.yield.mu.Unlock()
+		s.yield.roll(time.Now())
+		return s.yield.cur + s.yield.prev
+	}
+	var ev *store.Event
+	if err := st.InTx(ctx, func(ex store.Executor) error {
+		ev, err = events.Record(ctx, ex, event.Params{ClientID: keys[0].ClientID, Type: event.Test, At: now})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got := credits(); got != 2 {
+		t.Fatalf("%d credits after an event for two enabled endpoints, want 2", got)
+	}
+	if n, err := s.Resend(ctx, keys[0].ClientID, ev.ID, ""); err != nil || n != 2 {
+		t.Fatalf("Resend = %d, %v", n, err)
+	}
+	if got := credits(); got != 2 {
+		t.Fatalf("%d credits after a resend, want still 2", got)
+	}
 }

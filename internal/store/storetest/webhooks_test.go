@@ -56,6 +56,7 @@ func TestWebhookDeliveriesGet(t *testing.T) {
 			key("a", "we_3", evID),             // no such endpoint
 			key("a", "we_1", uuid.NewString()), // no such event
 			key("a", "we_1", otherEv),          // another developer's event
+			key("b", "we_1", otherEv),          // another developer's endpoint, with one's own event
 		}
 		got, err := st.WebhookDeliveriesGet(ctx, append(slices.Clone(missing[:2]), append(found, missing[2:]...)...))
 		if err != nil {

@@ -121,7 +121,7 @@ func (r *report) failed() error {
 	d, b := r.Deliver, r.Backlog
 	switch {
 	case d.Missing > 0 || d.Backlog.Missing > 0 || b.DrainError != "":
-		return fmt.Errorf("events were not delivered (%d missing in the delivery phase)", d.Missing)
+		return fmt.Errorf("events were not delivered (%d missing in the delivery phase, %d of its backlog)", d.Missing, d.Backlog.Missing)
 	case len(d.CreateErrors) > 0 || len(b.CreateErrors) > 0 || len(d.Backlog.CreateErrors) > 0 ||
 		slices.ContainsFunc(d.Paced, func(p pacedResult) bool { return p.Errors > 0 }):
 		return fmt.Errorf("creating events failed")

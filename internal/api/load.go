@@ -7,8 +7,13 @@ import (
 )
 
 // busyMemory is how long the API stays busy after its last moment of
-// Load's threshold of requests in flight.
-const busyMemory = 100 * time.Millisecond
+// Load's threshold of requests in flight. Fast requests (SQLite's
+// GET /accounts/get spends a tenth of a millisecond past authentication)
+// reach the threshold often but not always: at 100 ms the API read as idle
+// for moments, each of which let every waiting delivery go at once, up to
+// --webhook-workers of them (bench/webhooks delivered 661-1,067 a second
+// through a busy API paced at 500; at 500 ms, 500).
+const busyMemory = 500 * time.Millisecond
 
 // Load tells how busy a node's API is, for the work that yields to it
 // (webhook deliveries, --webhook-busy-rate): busy while, within the last

@@ -63,12 +63,58 @@ func createEvent(c *loadgen.Conn, req []byte) (ev created, kind string, err erro
 // concurrent keep-alive connections allow. A failed request is counted, not
 // retried.
 func createEvents(ctx context.Context, base, user, pass string, n, conns int) (*creation, error) {
+	var next atomic.Int64
+	return createOn(ctx, base, user, pass, []byte(`{"message":"bench"}`), conns, func() bool {
+		return next.Add(1) <= int64(n)
+	})
+}
+
+// pacedConns is how many connections send paced creates: enough that a
+// create waits for none before it (at 1,500/s a create may take up to 20 ms
+// before its successor finds no free connection; PostgreSQL's took 8 ms
+// with the server delivering, too long for 8 connections).
+const pacedConns = 32
+
+// createPaced records events at rate per second for d, each sent at its
+// own time (start + i/rate) whatever the others' answers, on pacedConns
+// connections: what the latency of a delivery is when events come no
+// faster than rate.
+func createPaced(ctx context.Context, base, user, pass string, rate float64, d time.Duration) (*creation, error) {
+	n := int(rate * d.Seconds())
+	interval := time.Duration(float64(time.Second) / rate)
+	// The schedule: one slot per event, taken by whichever connection is
+	// free; a slot taken late is sent at once.
+	slots := make(chan struct{}, n)
+	go func() {
+		defer close(slots)
+		start := time.Now()
+		timer := time.NewTimer(0)
+		defer timer.Stop()
+		for i := range n {
+			timer.Reset(time.Until(start.Add(time.Duration(i) * interval)))
+			select {
+			case <-ctx.Done():
+				return
+			case <-timer.C:
+			}
+			slots <- struct{}{}
+		}
+	}()
+	return createOn(ctx, base, user, pass, []byte(`{"message":"paced"}`), pacedConns, func() bool {
+		_, ok := <-slots
+		return ok
+	})
+}
+
+// createOn sends creates with body on conns keep-alive connections, each
+// for as long as more says another is due, and joins what each recorded.
+func createOn(ctx context.Context, base, user, pass string, body []byte, conns int, more func() bool) (*creation, error) {
 	u, err := url.Parse(base + testEventPath)
 	if err != nil {
 		return nil, err
 	}
-	req := loadgen.Request(http.MethodPost, u, user, pass, []byte(`{"message":"bench"}`))
-	var next, dials atomic.Int64
+	req := loadgen.Request(http.MethodPost, u, user, pass, body)
+	var dials atomic.Int64
 	// Each connection records its own results, merged at the end.
 	results := make([]creation, conns)
 	var wg sync.WaitGroup
@@ -78,7 +124,7 @@ func createEvents(ctx context.Context, base, user, pass string, n, conns int) (*
 		wg.Go(func() {
 			c := loadgen.NewConn(u.Host, requestTimeout, &dials)
 			defer c.Close()
-			for next.Add(1) <= int64(n) && ctx.Err() == nil {
+			for ctx.Err() == nil && more() {
 				ev, kind, err := createEvent(c, req)
 				switch {
 				case ctx.Err() != nil:
@@ -95,76 +141,10 @@ func createEvents(ctx context.Context, base, user, pass string, n, conns int) (*
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return merged(start, results), nil
-}
-
-// pacedConns is how many connections send paced creates: enough that a
-// create waits for none before it (at 1,500/s a create may take up to 20 ms
-// before its successor finds no free connection; PostgreSQL's took 8 ms
-// with the server delivering, too long for 8 connections).
-const pacedConns = 32
-
-// createPaced records events at rate per second for d, each sent at its
-// own time (start + i/rate) whatever the others' answers, on pacedConns
-// connections: what the latency of a delivery is when events come no
-// faster than rate.
-func createPaced(ctx context.Context, base, user, pass string, rate float64, d time.Duration) (*creation, error) {
-	u, err := url.Parse(base + testEventPath)
-	if err != nil {
-		return nil, err
-	}
-	req := loadgen.Request(http.MethodPost, u, user, pass, []byte(`{"message":"paced"}`))
-	n := int(rate * d.Seconds())
-	interval := time.Duration(float64(time.Second) / rate)
-	// The schedule: one slot per event, taken by whichever connection is
-	// free; a slot taken late is sent at once.
-	slots := make(chan struct{}, n)
-	var dials atomic.Int64
-	results := make([]creation, pacedConns)
-	var wg sync.WaitGroup
-	start := time.Now()
-	for i := range results {
-		r := &results[i]
-		wg.Go(func() {
-			c := loadgen.NewConn(u.Host, requestTimeout, &dials)
-			defer c.Close()
-			for range slots {
-				ev, kind, err := createEvent(c, req)
-				if err != nil {
-					r.failures.Add(kind, err)
-					continue
-				}
-				r.events = append(r.events, ev)
-			}
-		})
-	}
-	timer := time.NewTimer(0)
-	defer timer.Stop()
-	for i := range n {
-		timer.Reset(time.Until(start.Add(time.Duration(i) * interval)))
-		select {
-		case <-ctx.Done():
-		case <-timer.C:
-		}
-		if ctx.Err() != nil {
-			break
-		}
-		slots <- struct{}{}
-	}
-	close(slots)
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	return merged(start, results), nil
-}
-
-// merged joins what each connection recorded, ending now.
-func merged(start time.Time, results []creation) *creation {
 	cr := &creation{start: start, end: time.Now()}
 	for _, r := range results {
 		cr.events = append(cr.events, r.events...)
 		cr.failures.Merge(r.failures)
 	}
-	return cr
+	return cr, nil
 }

@@ -18,9 +18,10 @@ import (
 // requests create events faster than the busy rate, deliveries paced at
 // that rate would fall further behind for as long as the API stays busy.
 // So each delivery this node queues for a new event earns a credit, and a
-// delivery with a credit goes out at once: while busy, deliveries keep
-// pace with the events coming in, and only what was already waiting is
-// held to the busy rate.
+// delivery with a credit goes out at once: while busy, deliveries go out at
+// the busy rate plus the rate events come in, so that the backlog does not
+// grow. (Credits are not tied to jobs: River fetches the oldest first, so
+// behind an older backlog new events still wait their turn in it.)
 
 // maxYieldWait bounds how long a delivery waits for its turn inside its
 // job: one whose turn is further off (a low --webhook-busy-rate for many
@@ -127,10 +128,7 @@ func newYielder(busy func() bool, rate float64) *yielder {
 // once with later, the time to snooze the job for; when ctx ends first it
 // returns ctx's error.
 func (y *yielder) wait(ctx context.Context) (waited, later time.Duration, err error) {
-	if y == nil {
-		return 0, 0, nil
-	}
-	if !y.busy() {
+	if y == nil || !y.busy() {
 		return 0, 0, nil
 	}
 	now := time.Now()

@@ -70,7 +70,7 @@ func (d *databases) dropAll() {
 func (d *databases) psql(ctx context.Context, sql string) error {
 	ctx, cancel := context.WithTimeout(ctx, psqlTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", d.baseURL, "-c", sql)
+	cmd := exec.CommandContext(ctx, "psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", libpqURL(d.baseURL), "-c", sql)
 	cmd.Env = append(os.Environ(), "PGCONNECT_TIMEOUT=10")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("psql %q: %w: %s", sql, err, strings.TrimSpace(string(out)))
@@ -91,4 +91,21 @@ func withSearchPath(rawURL, schema string) (string, error) {
 	// literal + is %2B after Encode, so the replacement is safe.
 	u.RawQuery = strings.ReplaceAll(q.Encode(), "+", "%20")
 	return u.String(), nil
+}
+
+// libpqURL is u without the pool_* parameters that pgx reads (for Hitch's
+// pool, e.g. pool_max_conns) and libpq, so psql, refuses.
+func libpqURL(u string) string {
+	parsed, err := url.Parse(u)
+	if err != nil {
+		return u
+	}
+	q := parsed.Query()
+	for k := range q {
+		if strings.HasPrefix(k, "pool_") {
+			q.Del(k)
+		}
+	}
+	parsed.RawQuery = q.Encode()
+	return parsed.String()
 }

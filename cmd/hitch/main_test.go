@@ -32,7 +32,11 @@ func databases(t *testing.T) map[string][]string {
 	for _, b := range storetest.Backends(t) {
 		if b.Name == "postgres" {
 			schema := storetest.NewSchema(t, storetest.PostgresURL())
-			dbs["postgres"] = []string{"HITCH_DATA_DIR=" + t.TempDir(), "HITCH_DATABASE_URL=" + withSearchPath(storetest.PostgresURL(), schema)}
+			// Test processes run many at once against one server
+			// (max_connections 100): each keeps a pool of 16, not the
+			// production default.
+			dbs["postgres"] = []string{"HITCH_DATA_DIR=" + t.TempDir(),
+				"HITCH_DATABASE_URL=" + withSearchPath(storetest.PostgresURL(), schema) + "&pool_max_conns=16"}
 		}
 	}
 	return dbs

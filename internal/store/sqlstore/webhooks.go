@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hitchdev/hitch/internal/store"
@@ -130,10 +131,7 @@ func (e *executor) WebhookDeliveriesGet(ctx context.Context, keys []store.Webhoo
 	if err != nil {
 		return nil, fmt.Errorf("webhook deliveries: get: %w", err)
 	}
-	rows, err := e.conn.Query(ctx, `SELECT `+prefixed("ep.", endpointColumns)+`, `+prefixed("ev.", eventColumns)+`
-		FROM `+e.drv.JSONRows("$1", "k", "client_id text, endpoint_id text, event_id uuid")+`
-		`+e.drv.JoinOne("webhook_endpoints", "ep", "ep.client_id = k.client_id AND ep.id = k.endpoint_id")+`
-		`+e.drv.JoinOne("events", "ev", "ev.client_id = k.client_id AND ev.id = k.event_id"), string(arg))
+	rows, err := e.conn.Query(ctx, deliveriesQuery(e.drv), string(arg))
 	if err != nil {
 		return nil, e.wrap("webhook deliveries: get", err)
 	}
@@ -147,6 +145,22 @@ func (e *executor) WebhookDeliveriesGet(ctx context.Context, keys []store.Webhoo
 		ev.Payload = json.RawMessage(payload)
 		return &store.WebhookDelivery{Endpoint: ep, Event: &ev}, nil
 	}, e, "webhook deliveries: get")
+}
+
+// deliveriesQueries holds WebhookDeliveriesGet's statement per dialect,
+// built once rather than on every delivery read.
+var deliveriesQueries sync.Map // driver name → string
+
+func deliveriesQuery(drv Driver) string {
+	if q, ok := deliveriesQueries.Load(drv.Name()); ok {
+		return q.(string)
+	}
+	q := `SELECT ` + prefixed("ep.", endpointColumns) + `, ` + prefixed("ev.", eventColumns) + `
+		FROM ` + drv.JSONRows("$1", "k", "client_id text, endpoint_id text, event_id uuid") + `
+		` + drv.JoinOne("webhook_endpoints", "ep", "ep.client_id = k.client_id AND ep.id = k.endpoint_id") + `
+		` + drv.JoinOne("events", "ev", "ev.client_id = k.client_id AND ev.id = k.event_id")
+	deliveriesQueries.Store(drv.Name(), q)
+	return q
 }
 
 // withMore is a row whose scans also fill more, after the caller's

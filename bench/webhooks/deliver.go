@@ -149,8 +149,8 @@ func measureDeliveries(ctx context.Context, o options, launcher *hitch.Launcher)
 // with a webhook timeout longer than the creating takes.
 func drainBacklog(ctx context.Context, o options, launcher *hitch.Launcher, rcv *receiverProcess, h server, base string) (backlogDrain, error) {
 	var res backlogDrain
-	before := rcv.received()
-	_, dupsBefore, _ := rcv.receipts()
+	earlier, dupsBefore, _ := rcv.receipts()
+	before := len(earlier)
 	rcv.hold()
 	cr, err := createEvents(ctx, base, hitch.DevClientID, launcher.Secret, o.events, o.createConns)
 	if err != nil {

@@ -94,6 +94,9 @@ func (d *driver) JSONRows(placeholder, alias, columns string) string {
 	return "jsonb_to_recordset(" + placeholder + "::jsonb) AS " + alias + "(" + columns + ")"
 }
 
+// InProcess: Each statement is a round trip to the server.
+func (d *driver) InProcess() bool { return false }
+
 // JoinOne is a LATERAL subquery that OFFSET 0 keeps from being pulled up
 // into a join the planner may hash: planned alone, a lookup by a unique
 // key is an index scan.

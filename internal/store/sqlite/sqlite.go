@@ -190,6 +190,9 @@ func (d *driver) JSONRows(placeholder, alias, columns string) string {
 	return "(SELECT " + sel.String() + " FROM json_each(" + placeholder + ")) AS " + alias
 }
 
+// InProcess: SQLite runs in this process.
+func (d *driver) InProcess() bool { return true }
+
 // JoinOne is a plain join: SQLite joins by nested loops, probing the
 // index cond names.
 func (d *driver) JoinOne(table, alias, cond string) string {

@@ -108,6 +108,9 @@ type Driver interface {
 	// hashing the whole of a table it saw small, and keeps that plan for
 	// the statement while the table grows.
 	JoinOne(table, alias, cond string) string
+	// InProcess reports whether statements run in this process (SQLite),
+	// where one more query costs a call rather than a round trip.
+	InProcess() bool
 
 	// MigrationLockSQL is run at the start of each migration transaction so
 	// that nodes starting together apply migrations one at a time ("" when

@@ -34,6 +34,47 @@ type DeliveryArgs struct {
 
 func (DeliveryArgs) Kind() string { return JobKind }
 
+// UnmarshalJSON reads the three ids without reflection: River decodes a
+// job's arguments on every run, and encoding/json's reflective decoding of
+// them was 3-4% of a node's CPU while a backlog drained (docs/benchmarks.md,
+// session 13). encoding/json has checked that data is valid JSON before it
+// calls this.
+func (a *DeliveryArgs) UnmarshalJSON(data []byte) error {
+	r := gjson.ParseBytes(data)
+	if !r.IsObject() {
+		return fmt.Errorf("webhook: delivery arguments: want an object, got %.40q", data)
+	}
+	var args DeliveryArgs
+	var err error
+	r.ForEach(func(k, v gjson.Result) bool {
+		var dst *string
+		switch k.Str {
+		case "client_id":
+			dst = &args.ClientID
+		case "event_id":
+			dst = &args.EventID
+		case "endpoint_id":
+			dst = &args.EndpointID
+		default:
+			return true
+		}
+		switch v.Type {
+		case gjson.String:
+			*dst = v.Str
+		case gjson.Null:
+			*dst = ""
+		default:
+			err = fmt.Errorf("webhook: delivery arguments: %s is not a string", k.Str)
+		}
+		return err == nil
+	})
+	if err != nil {
+		return err
+	}
+	*a = args
+	return nil
+}
+
 const (
 	// maxResponseBody is how much of an answer an attempt records.
 	maxResponseBody = 1 << 10

@@ -368,7 +368,22 @@ var attemptInserts = func() (q [attemptsPerInsert + 1]string) {
 	return q
 }()
 
+// attemptsUnnest inserts any number of attempts in one statement, each
+// column bound as an array: on PostgreSQL one statement (prepared once)
+// rather than one per chunk of 32 rows, and a statement per chunk size.
+const attemptsUnnest = `INSERT INTO webhook_attempts (client_id, event_id, endpoint_id, attempt, job_id,
+		started_at, duration_us, status_code, response_body, error, outcome)
+	SELECT client_id, event_id::uuid, endpoint_id, attempt, job_id, started_at, duration_us, status_code,
+		response_body, error, outcome
+	FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::bigint[], $6::timestamptz[], $7::bigint[],
+		$8::int[], $9::text[], $10::text[], $11::text[])
+		AS a (client_id, event_id, endpoint_id, attempt, job_id, started_at, duration_us, status_code,
+			response_body, error, outcome)`
+
 func (e *executor) WebhookAttemptInsertMany(ctx context.Context, attempts []*store.WebhookAttempt) error {
+	if e.drv.Arrays() {
+		return e.attemptsInsertArrays(ctx, attempts)
+	}
 	for chunk := range slices.Chunk(attempts, attemptsPerInsert) {
 		args := make([]any, 0, len(chunk)*attemptColumns)
 		for _, a := range chunk {
@@ -384,6 +399,35 @@ func (e *executor) WebhookAttemptInsertMany(ctx context.Context, attempts []*sto
 		}
 	}
 	return nil
+}
+
+// attemptsInsertArrays is WebhookAttemptInsertMany on a dialect that binds
+// arrays, whose timestamps are timestamptz.
+func (e *executor) attemptsInsertArrays(ctx context.Context, attempts []*store.WebhookAttempt) error {
+	n := len(attempts)
+	var (
+		clientIDs, eventIDs, endpointIDs = make([]string, n), make([]string, n), make([]string, n)
+		numbers                          = make([]int32, n)
+		jobIDs, durations                = make([]*int64, n), make([]int64, n)
+		started                          = make([]time.Time, n)
+		codes                            = make([]*int32, n)
+		bodies, errs, outcomes           = make([]string, n), make([]string, n), make([]string, n)
+	)
+	for i, a := range attempts {
+		clientIDs[i], eventIDs[i], endpointIDs[i], numbers[i] = a.ClientID, a.EventID, a.EndpointID, int32(a.Attempt)
+		if a.JobID != 0 {
+			jobIDs[i] = &a.JobID
+		}
+		started[i], durations[i] = a.StartedAt.UTC(), a.Duration.Microseconds()
+		if a.StatusCode != nil {
+			c := int32(*a.StatusCode)
+			codes[i] = &c
+		}
+		bodies[i], errs[i], outcomes[i] = a.ResponseBody, a.Error, a.Outcome
+	}
+	_, err := e.conn.Exec(ctx, attemptsUnnest, clientIDs, eventIDs, endpointIDs, numbers, jobIDs, started,
+		durations, codes, bodies, errs, outcomes)
+	return e.wrap("webhook attempt: insert", err)
 }
 
 func (e *executor) WebhookAttemptSucceeded(ctx context.Context, clientID, eventID string, jobID int64, since time.Time) (bool, error) {

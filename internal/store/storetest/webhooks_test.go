@@ -115,7 +115,7 @@ func TestWebhookAttemptInsertMany(t *testing.T) {
 			Payload: json.RawMessage(`{}`), CreatedAt: t0}); err != nil {
 			t.Fatal(err)
 		}
-		const n = 70 // three statements of at most 32 rows
+		const n = 70 // SQLite: three statements of at most 32 rows; PostgreSQL: one
 		var want []*store.WebhookAttempt
 		for i := range n {
 			a := &store.WebhookAttempt{ClientID: "a", EventID: evID, EndpointID: "we_1", Attempt: i + 1, JobID: int64(i + 1),

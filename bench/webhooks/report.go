@@ -94,7 +94,7 @@ func (r *report) finish(hitchLogs map[string][]string) {
 	for _, row := range []struct {
 		name string
 		l    apiLoad
-	}{{"idle", b.Idle}, {"backlog", b.Busy}} {
+	}{{"idle", b.Idle}, {"backlog", b.Busy}, {"idle after", b.IdleAfter}} {
 		name, l := row.name, row.l
 		if l.Errors > 0 {
 			r.Notes = append(r.Notes, fmt.Sprintf("api %s: %d failed requests %v; first: %s", name, l.Errors, l.ErrorKinds, l.FirstError))
@@ -125,8 +125,8 @@ func (r *report) failed() error {
 	case len(d.CreateErrors) > 0 || len(b.CreateErrors) > 0 || len(d.Backlog.CreateErrors) > 0 ||
 		slices.ContainsFunc(d.Paced, func(p pacedResult) bool { return p.Errors > 0 }):
 		return fmt.Errorf("creating events failed")
-	case b.Idle.Errors > 0 || b.Busy.Errors > 0:
-		return fmt.Errorf("%d API requests failed", b.Idle.Errors+b.Busy.Errors)
+	case b.Idle.Errors > 0 || b.Busy.Errors > 0 || b.IdleAfter.Errors > 0:
+		return fmt.Errorf("%d API requests failed", b.Idle.Errors+b.Busy.Errors+b.IdleAfter.Errors)
 	}
 	return nil
 }
@@ -168,12 +168,12 @@ func (r *report) writeMarkdown(w io.Writer) {
 	for _, row := range []struct {
 		name string
 		l    apiLoad
-	}{{"idle", b.Idle}, {"backlog draining", b.Busy}} {
+	}{{"idle", b.Idle}, {"backlog draining", b.Busy}, {"idle again, after the drain", b.IdleAfter}} {
 		fmt.Fprintf(bw, "| %s | %.0f | %s | %s | %s | %d |\n", row.name, row.l.ReqPerSec,
 			benchreport.FmtMs(row.l.Latency.P50Ms), benchreport.FmtMs(row.l.Latency.P99Ms), benchreport.FmtMs(row.l.Latency.MaxMs), row.l.Errors)
 	}
 	fmt.Fprintln(bw)
-	fmt.Fprintf(bw, "API throughput drop while the backlog drains: %.0f%%\n\n", r.Backlog.DropPercent)
+	fmt.Fprintf(bw, "API throughput drop while the backlog drains: %.0f%% (against the mean of the two idle loads)\n\n", r.Backlog.DropPercent)
 	dr := b.Drain
 	fmt.Fprintf(bw, "- backlog: %d events created in %.1f s with deliveries held, then released as the load began; %d delivered in the %gs measured (%.0f/s), %d left when it ended",
 		dr.Events, b.CreateSeconds, dr.InWindow, r.DurationSeconds, dr.WindowPerSec, dr.LeftAtEnd)

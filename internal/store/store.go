@@ -114,7 +114,9 @@ type Executor interface {
 	WebhookEndpointInsert(ctx context.Context, endpoint *WebhookEndpoint) error
 	WebhookEndpointGet(ctx context.Context, clientID, id string) (*WebhookEndpoint, error)
 	// WebhookDeliveriesGet reads what deliveries send, each its endpoint
-	// and event, in one query. A key whose endpoint or event is missing
+	// and event: in one query on PostgreSQL; on SQLite, where a query more
+	// is a call rather than a round trip, each distinct endpoint once and
+	// then the events in one query. A key whose endpoint or event is missing
 	// (or is another developer's) has no delivery in the result; the
 	// order of the result is not that of keys.
 	WebhookDeliveriesGet(ctx context.Context, keys []WebhookDeliveryKey) ([]*WebhookDelivery, error)

@@ -138,7 +138,7 @@ func answer(group []*loadRequest, found []*store.WebhookDelivery, err error) {
 	}
 }
 
-// get runs one query, with a deadline of its own.
+// get reads one group, with a deadline of its own.
 func (l *loader) get(ctx context.Context, keys []store.WebhookDeliveryKey) ([]*store.WebhookDelivery, error) {
 	ctx, cancel := context.WithTimeout(ctx, RecordSlack)
 	defer cancel()

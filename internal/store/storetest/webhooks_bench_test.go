@@ -19,58 +19,44 @@ import (
 //
 //	go test ./internal/store/storetest -run '^$' -bench WebhookDeliveriesGet
 func BenchmarkWebhookDeliveriesGet(b *testing.B) {
-	for _, backend := range []struct {
-		name string
-		open func(testing.TB) store.Store
-	}{{"sqlite", storetest.OpenSQLite}, {"postgres", storetest.OpenPostgres}} {
-		b.Run(backend.name, func(b *testing.B) {
-			st := backend.open(b)
-			ctx := context.Background()
-			if _, err := st.ClientInsert(ctx, &store.ClientInsertParams{ID: "a", Name: "A", Environment: "development", CreatedAt: t0}); err != nil {
-				b.Fatal(err)
-			}
-			ep := &store.WebhookEndpoint{ID: "we_1", ClientID: "a", URL: "https://example.com/hooks",
-				SecretSealed: make([]byte, 61), Status: store.WebhookEndpointEnabled, CreatedAt: t0, UpdatedAt: t0}
-			if err := st.WebhookEndpointInsert(ctx, ep); err != nil {
-				b.Fatal(err)
-			}
-			const events = 20_000
-			keys := make([]store.WebhookDeliveryKey, events)
-			payload := json.RawMessage(`{"event":"UPDATED_TRANSACTIONS_AVAILABLE","session_id":null,"task_id":null,` +
-				`"external_user_id":"user-1","merchant":{"id":19,"name":"DoorDash","logo":"https://example.com/doordash.png"},` +
-				`"data":{"metadata":{}},"timestamp":1764230400000,"updated":[]}`)
-			for lo := 0; lo < events; lo += 1000 {
-				err := st.InTx(ctx, func(ex store.Executor) error {
-					for i := lo; i < lo+1000; i++ {
-						id := newEventID(b)
-						keys[i] = store.WebhookDeliveryKey{ClientID: "a", EndpointID: "we_1", EventID: id}
-						if _, err := ex.EventInsert(ctx, &store.EventInsertParams{ID: id, ClientID: "a", Type: "UPDATED_TRANSACTIONS_AVAILABLE",
-							Sequence: int64(i), Payload: payload, CreatedAt: t0.Add(time.Duration(i) * time.Millisecond)}); err != nil {
-							return err
-						}
+	forEachStoreWithEndpoint(b, func(b *testing.B, st store.Store) {
+		ctx := context.Background()
+		const events = 20_000
+		keys := make([]store.WebhookDeliveryKey, events)
+		payload := json.RawMessage(`{"event":"UPDATED_TRANSACTIONS_AVAILABLE","session_id":null,"task_id":null,` +
+			`"external_user_id":"user-1","merchant":{"id":19,"name":"DoorDash","logo":"https://example.com/doordash.png"},` +
+			`"data":{"metadata":{}},"timestamp":1764230400000,"updated":[]}`)
+		for lo := 0; lo < events; lo += 1000 {
+			err := st.InTx(ctx, func(ex store.Executor) error {
+				for i := lo; i < lo+1000; i++ {
+					id := newEventID(b)
+					keys[i] = store.WebhookDeliveryKey{ClientID: "a", EndpointID: "we_1", EventID: id}
+					if _, err := ex.EventInsert(ctx, &store.EventInsertParams{ID: id, ClientID: "a", Type: "UPDATED_TRANSACTIONS_AVAILABLE",
+						Sequence: int64(i), Payload: payload, CreatedAt: t0.Add(time.Duration(i) * time.Millisecond)}); err != nil {
+						return err
 					}
-					return nil
-				})
-				if err != nil {
-					b.Fatal(err)
 				}
+				return nil
+			})
+			if err != nil {
+				b.Fatal(err)
 			}
-			for _, group := range []int{10, 128} {
-				b.Run(fmt.Sprint(group), func(b *testing.B) {
-					i := 0
-					for b.Loop() {
-						lo := (i * group) % (events - group)
-						got, err := st.WebhookDeliveriesGet(ctx, keys[lo:lo+group])
-						if err != nil || len(got) != group {
-							b.Fatalf("%d deliveries, %v", len(got), err)
-						}
-						i++
+		}
+		for _, group := range []int{10, 128} {
+			b.Run(fmt.Sprint(group), func(b *testing.B) {
+				i := 0
+				for b.Loop() {
+					lo := (i * group) % (events - group)
+					got, err := st.WebhookDeliveriesGet(ctx, keys[lo:lo+group])
+					if err != nil || len(got) != group {
+						b.Fatalf("%d deliveries, %v", len(got), err)
 					}
-					b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*group)/1e3, "µs/delivery")
-				})
-			}
-		})
-	}
+					i++
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*group)/1e3, "µs/delivery")
+			})
+		}
+	})
 }
 
 // BenchmarkWebhookAttemptInsertMany writes the attempts of successful
@@ -78,6 +64,58 @@ func BenchmarkWebhookDeliveriesGet(b *testing.B) {
 //
 //	go test ./internal/store/storetest -run '^$' -bench WebhookAttemptInsertMany
 func BenchmarkWebhookAttemptInsertMany(b *testing.B) {
+	forEachStoreWithEndpoint(b, func(b *testing.B, st store.Store) {
+		ctx := context.Background()
+		const events = 5_000
+		ids := make([]string, events)
+		err := st.InTx(ctx, func(ex store.Executor) error {
+			for i := range ids {
+				ids[i] = newEventID(b)
+				if _, err := ex.EventInsert(ctx, &store.EventInsertParams{ID: ids[i], ClientID: "a", Type: "TEST",
+					Sequence: int64(i), Payload: json.RawMessage(`{}`), CreatedAt: t0}); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		status := 200
+		for _, group := range []int{16, 128} {
+			b.Run(fmt.Sprint(group), func(b *testing.B) {
+				attempts := make([]*store.WebhookAttempt, group)
+				i := 0
+				for b.Loop() {
+					for j := range attempts {
+						attempts[j] = &store.WebhookAttempt{ClientID: "a", EventID: ids[(i*group+j)%events], EndpointID: "we_1",
+							Attempt: 1, JobID: int64(i*group + j + 1), StartedAt: t0, Duration: time.Millisecond,
+							StatusCode: &status, Outcome: store.AttemptSucceeded}
+					}
+					if err := st.InTx(ctx, func(ex store.Executor) error { return ex.WebhookAttemptInsertMany(ctx, attempts) }); err != nil {
+						b.Fatal(err)
+					}
+					i++
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*group)/1e3, "µs/attempt")
+			})
+		}
+	})
+}
+
+// newEventID is an id as events get them: a UUIDv7, so that ids of events
+// made together sit together in indexes.
+func newEventID(b *testing.B) string {
+	id, err := uuid.NewV7()
+	if err != nil {
+		b.Fatal(err)
+	}
+	return id.String()
+}
+
+// forEachStoreWithEndpoint runs fn on a fresh store of each kind holding
+// developer "a" and its endpoint "we_1".
+func forEachStoreWithEndpoint(b *testing.B, fn func(b *testing.B, st store.Store)) {
 	for _, backend := range []struct {
 		name string
 		open func(testing.TB) store.Store
@@ -92,50 +130,7 @@ func BenchmarkWebhookAttemptInsertMany(b *testing.B) {
 				SecretSealed: make([]byte, 61), Status: store.WebhookEndpointEnabled, CreatedAt: t0, UpdatedAt: t0}); err != nil {
 				b.Fatal(err)
 			}
-			const events = 5_000
-			ids := make([]string, events)
-			err := st.InTx(ctx, func(ex store.Executor) error {
-				for i := range ids {
-					ids[i] = newEventID(b)
-					if _, err := ex.EventInsert(ctx, &store.EventInsertParams{ID: ids[i], ClientID: "a", Type: "TEST",
-						Sequence: int64(i), Payload: json.RawMessage(`{}`), CreatedAt: t0}); err != nil {
-						return err
-					}
-				}
-				return nil
-			})
-			if err != nil {
-				b.Fatal(err)
-			}
-			status := 200
-			for _, group := range []int{16, 128} {
-				b.Run(fmt.Sprint(group), func(b *testing.B) {
-					attempts := make([]*store.WebhookAttempt, group)
-					i := 0
-					for b.Loop() {
-						for j := range attempts {
-							attempts[j] = &store.WebhookAttempt{ClientID: "a", EventID: ids[(i*group+j)%events], EndpointID: "we_1",
-								Attempt: 1, JobID: int64(i*group + j + 1), StartedAt: t0, Duration: time.Millisecond,
-								StatusCode: &status, Outcome: store.AttemptSucceeded}
-						}
-						if err := st.InTx(ctx, func(ex store.Executor) error { return ex.WebhookAttemptInsertMany(ctx, attempts) }); err != nil {
-							b.Fatal(err)
-						}
-						i++
-					}
-					b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*group)/1e3, "µs/attempt")
-				})
-			}
+			fn(b, st)
 		})
 	}
-}
-
-// newEventID is an id as events get them: a UUIDv7, so that ids of events
-// made together sit together in indexes.
-func newEventID(b *testing.B) string {
-	id, err := uuid.NewV7()
-	if err != nil {
-		b.Fatal(err)
-	}
-	return id.String()
 }

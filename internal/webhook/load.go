@@ -14,8 +14,8 @@ import (
 // arrive wait and are read together by the next. No timer is involved: a
 // delivery arriving at an idle loader is read at once, so a lone delivery
 // is not delayed. Under a backlog, River hands the workers jobs in
-// batches, and a batch's reads become one or two queries instead of one
-// round trip each.
+// batches, and a batch's reads become a few queries (one on PostgreSQL,
+// two on SQLite) instead of one each.
 type loader struct {
 	store      store.Store
 	maxReaders int

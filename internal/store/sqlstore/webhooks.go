@@ -3,7 +3,6 @@ package sqlstore
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -143,7 +142,7 @@ func (e *executor) deliveriesJoined(ctx context.Context, keys []store.WebhookDel
 	for i, k := range keys {
 		ks[i] = key(k)
 	}
-	rows, err := e.jsonQuery(ctx, deliveriesJoinedQuery, ks)
+	rows, err := e.deliveriesQuery(ctx, deliveriesJoinedQuery, ks)
 	if err != nil {
 		return nil, err
 	}
@@ -160,66 +159,73 @@ func (e *executor) deliveriesJoined(ctx context.Context, keys []store.WebhookDel
 	}, e, "webhook deliveries: get")
 }
 
-// deliveriesApart reads each endpoint of keys once, then their events in
-// one statement. A group's deliveries mostly go to one endpoint or a few,
-// and joining it to every event row cost SQLite, where a statement more is
-// only a call, a third of the read (BenchmarkWebhookDeliveriesGet).
+// deliveriesApart reads the distinct endpoints of keys in one statement,
+// then their events in another. A group's deliveries mostly go to one
+// endpoint or a few, and joining it to every event row cost SQLite, where a
+// statement more is only a call, a third of the read
+// (BenchmarkWebhookDeliveriesGet). Each delivery gets its own copies, as
+// from the joined read.
 func (e *executor) deliveriesApart(ctx context.Context, keys []store.WebhookDeliveryKey) ([]*store.WebhookDelivery, error) {
-	type endpointKey struct{ clientID, id string }
+	type endpointKey struct {
+		ClientID   string `json:"client_id"`
+		EndpointID string `json:"endpoint_id"`
+	}
 	type eventKey struct {
 		ClientID string `json:"client_id"`
 		EventID  string `json:"event_id"`
 	}
-	endpoints := make(map[endpointKey]*store.WebhookEndpoint, 1)
-	eventKeys := make([]eventKey, 0, len(keys))
-	seen := make(map[eventKey]bool, len(keys))
+	var endpointKeys []endpointKey
+	var eventKeys []eventKey
+	seenEndpoints := make(map[endpointKey]bool, 1)
+	seenEvents := make(map[eventKey]bool, len(keys))
 	for _, k := range keys {
-		epk := endpointKey{k.ClientID, k.EndpointID}
-		ep, ok := endpoints[epk]
-		if !ok {
-			var err error
-			ep, err = e.WebhookEndpointGet(ctx, k.ClientID, k.EndpointID)
-			switch {
-			case errors.Is(err, store.ErrNotFound):
-				ep = nil
-			case err != nil:
-				return nil, err
-			}
-			endpoints[epk] = ep
+		if epk := (endpointKey{k.ClientID, k.EndpointID}); !seenEndpoints[epk] {
+			seenEndpoints[epk] = true
+			endpointKeys = append(endpointKeys, epk)
 		}
-		if evk := (eventKey{k.ClientID, k.EventID}); ep != nil && !seen[evk] {
-			seen[evk] = true
+		if evk := (eventKey{k.ClientID, k.EventID}); !seenEvents[evk] {
+			seenEvents[evk] = true
 			eventKeys = append(eventKeys, evk)
 		}
 	}
-	if len(eventKeys) == 0 {
-		return nil, nil
-	}
-	rows, err := e.jsonQuery(ctx, deliveriesEventsQuery, eventKeys)
+	rows, err := e.deliveriesQuery(ctx, deliveriesEndpointsQuery, endpointKeys)
 	if err != nil {
 		return nil, err
 	}
-	events, err := collect(rows, scanEvent, e, "webhook deliveries: get")
+	eps, err := collect(rows, scanEndpoint, e, "webhook deliveries: get")
+	if err != nil || len(eps) == 0 {
+		return nil, err
+	}
+	endpoints := make(map[endpointKey]*store.WebhookEndpoint, len(eps))
+	for _, ep := range eps {
+		endpoints[endpointKey{ep.ClientID, ep.ID}] = ep
+	}
+	rows, err = e.deliveriesQuery(ctx, deliveriesEventsQuery, eventKeys)
 	if err != nil {
 		return nil, err
 	}
-	byKey := make(map[eventKey]*store.Event, len(events))
-	for _, ev := range events {
-		byKey[eventKey{ev.ClientID, ev.ID}] = ev
+	evs, err := collect(rows, scanEvent, e, "webhook deliveries: get")
+	if err != nil {
+		return nil, err
+	}
+	events := make(map[eventKey]*store.Event, len(evs))
+	for _, ev := range evs {
+		events[eventKey{ev.ClientID, ev.ID}] = ev
 	}
 	var out []*store.WebhookDelivery
 	for _, k := range keys {
-		ep, ev := endpoints[endpointKey{k.ClientID, k.EndpointID}], byKey[eventKey{k.ClientID, k.EventID}]
+		ep, ev := endpoints[endpointKey{k.ClientID, k.EndpointID}], events[eventKey{k.ClientID, k.EventID}]
 		if ep != nil && ev != nil {
-			out = append(out, &store.WebhookDelivery{Endpoint: ep, Event: ev})
+			epc, evc := *ep, *ev
+			out = append(out, &store.WebhookDelivery{Endpoint: &epc, Event: &evc})
 		}
 	}
 	return out, nil
 }
 
-// jsonQuery runs the dialect's statement of build with keys as its one
-// JSON parameter.
-func (e *executor) jsonQuery(ctx context.Context, build func(Driver) string, keys any) (Rows, error) {
+// deliveriesQuery runs one of the delivery reads' statements, built for
+// the dialect by build, with keys as its one JSON parameter.
+func (e *executor) deliveriesQuery(ctx context.Context, build func(Driver) string, keys any) (Rows, error) {
 	arg, err := json.Marshal(keys)
 	if err != nil {
 		return nil, fmt.Errorf("webhook deliveries: get: %w", err)
@@ -230,19 +236,36 @@ func (e *executor) jsonQuery(ctx context.Context, build func(Driver) string, key
 
 // The delivery reads' statements are built once per dialect, not on every
 // read.
+// Each looks its rows up by keys given as one JSON parameter, whatever
+// their number, so that the statement stays the same.
 var (
 	deliveriesJoinedQuery = perDialect(func(drv Driver) string {
 		return `SELECT ` + prefixed("ep.", endpointColumns) + `, ` + prefixed("ev.", eventColumns) + `
 		FROM ` + drv.JSONRows("$1", "k", "client_id text, endpoint_id text, event_id uuid") + `
-		` + drv.JoinOne("webhook_endpoints", "ep", "ep.client_id = k.client_id AND ep.id = k.endpoint_id") + `
-		` + drv.JoinOne("events", "ev", "ev.client_id = k.client_id AND ev.id = k.event_id")
+		` + joinEndpoint(drv) + `
+		` + joinEvent(drv)
+	})
+	deliveriesEndpointsQuery = perDialect(func(drv Driver) string {
+		return `SELECT ` + prefixed("ep.", endpointColumns) + `
+		FROM ` + drv.JSONRows("$1", "k", "client_id text, endpoint_id text") + `
+		` + joinEndpoint(drv)
 	})
 	deliveriesEventsQuery = perDialect(func(drv Driver) string {
 		return `SELECT ` + prefixed("ev.", eventColumns) + `
 		FROM ` + drv.JSONRows("$1", "k", "client_id text, event_id uuid") + `
-		` + drv.JoinOne("events", "ev", "ev.client_id = k.client_id AND ev.id = k.event_id")
+		` + joinEvent(drv)
 	})
 )
+
+// joinEndpoint and joinEvent join a key's endpoint and event, each only
+// the key's developer's.
+func joinEndpoint(drv Driver) string {
+	return drv.JoinOne("webhook_endpoints", "ep", "ep.client_id = k.client_id AND ep.id = k.endpoint_id")
+}
+
+func joinEvent(drv Driver) string {
+	return drv.JoinOne("events", "ev", "ev.client_id = k.client_id AND ev.id = k.event_id")
+}
 
 // perDialect caches build's statement per driver name.
 func perDialect(build func(Driver) string) func(Driver) string {
@@ -381,17 +404,16 @@ const attemptsUnnest = `INSERT INTO webhook_attempts (client_id, event_id, endpo
 			response_body, error, outcome)`
 
 func (e *executor) WebhookAttemptInsertMany(ctx context.Context, attempts []*store.WebhookAttempt) error {
+	if len(attempts) == 0 {
+		return nil
+	}
 	if e.drv.Arrays() {
 		return e.attemptsInsertArrays(ctx, attempts)
 	}
 	for chunk := range slices.Chunk(attempts, attemptsPerInsert) {
 		args := make([]any, 0, len(chunk)*attemptColumns)
 		for _, a := range chunk {
-			var jobID *int64
-			if a.JobID != 0 {
-				jobID = &a.JobID
-			}
-			args = append(args, a.ClientID, a.EventID, a.EndpointID, a.Attempt, jobID, e.ts(a.StartedAt),
+			args = append(args, a.ClientID, a.EventID, a.EndpointID, a.Attempt, attemptJobID(a), e.ts(a.StartedAt),
 				a.Duration.Microseconds(), a.StatusCode, a.ResponseBody, a.Error, a.Outcome)
 		}
 		if _, err := e.conn.Exec(ctx, attemptInserts[len(chunk)], args...); err != nil {
@@ -404,30 +426,33 @@ func (e *executor) WebhookAttemptInsertMany(ctx context.Context, attempts []*sto
 // attemptsInsertArrays is WebhookAttemptInsertMany on a dialect that binds
 // arrays, whose timestamps are timestamptz.
 func (e *executor) attemptsInsertArrays(ctx context.Context, attempts []*store.WebhookAttempt) error {
+	// Go ints, not int32s: pgx checks that each fits the int4 columns,
+	// where a conversion here would wrap silently.
 	n := len(attempts)
 	var (
 		clientIDs, eventIDs, endpointIDs = make([]string, n), make([]string, n), make([]string, n)
-		numbers                          = make([]int32, n)
+		numbers                          = make([]int, n)
 		jobIDs, durations                = make([]*int64, n), make([]int64, n)
 		started                          = make([]time.Time, n)
-		codes                            = make([]*int32, n)
+		codes                            = make([]*int, n)
 		bodies, errs, outcomes           = make([]string, n), make([]string, n), make([]string, n)
 	)
 	for i, a := range attempts {
-		clientIDs[i], eventIDs[i], endpointIDs[i], numbers[i] = a.ClientID, a.EventID, a.EndpointID, int32(a.Attempt)
-		if a.JobID != 0 {
-			jobIDs[i] = &a.JobID
-		}
-		started[i], durations[i] = a.StartedAt.UTC(), a.Duration.Microseconds()
-		if a.StatusCode != nil {
-			c := int32(*a.StatusCode)
-			codes[i] = &c
-		}
-		bodies[i], errs[i], outcomes[i] = a.ResponseBody, a.Error, a.Outcome
+		clientIDs[i], eventIDs[i], endpointIDs[i], numbers[i] = a.ClientID, a.EventID, a.EndpointID, a.Attempt
+		jobIDs[i], started[i], durations[i] = attemptJobID(a), a.StartedAt.UTC(), a.Duration.Microseconds()
+		codes[i], bodies[i], errs[i], outcomes[i] = a.StatusCode, a.ResponseBody, a.Error, a.Outcome
 	}
 	_, err := e.conn.Exec(ctx, attemptsUnnest, clientIDs, eventIDs, endpointIDs, numbers, jobIDs, started,
 		durations, codes, bodies, errs, outcomes)
 	return e.wrap("webhook attempt: insert", err)
+}
+
+// attemptJobID is the attempt's job id, NULL for none (0).
+func attemptJobID(a *store.WebhookAttempt) *int64 {
+	if a.JobID == 0 {
+		return nil
+	}
+	return &a.JobID
 }
 
 func (e *executor) WebhookAttemptSucceeded(ctx context.Context, clientID, eventID string, jobID int64, since time.Time) (bool, error) {

@@ -14,8 +14,9 @@ import (
 	"github.com/hitchdev/hitch/internal/store/storetest"
 )
 
-// Deliveries' endpoints and events come back together, in one query, only
-// for their own developer, and not at all when either is missing.
+// Deliveries' endpoints and events come back together (in one query on
+// PostgreSQL, two on SQLite), only for their own developer, and not at all
+// when either is missing.
 func TestWebhookDeliveriesGet(t *testing.T) {
 	t.Parallel()
 	storetest.ForEach(t, func(t *testing.T, st store.Store) {
@@ -88,6 +89,11 @@ func TestWebhookDeliveriesGet(t *testing.T) {
 		if d := byKey[found[2]]; d == nil || d.Event.Type != "OTHER" || string(d.Event.Payload) != `{"n":2}` || d.Event.UserID != nil || d.Endpoint.ID != "we_1" {
 			t.Errorf("second event's delivery %+v", d)
 		}
+		// Deliveries go to workers apart: none shares its endpoint or event
+		// with another, even when both name the same one.
+		if d0, d1, d2 := byKey[found[0]], byKey[found[1]], byKey[found[2]]; d0.Endpoint == d2.Endpoint || d0.Event == d1.Event {
+			t.Errorf("deliveries share their endpoint (%v) or event (%v)", d0.Endpoint == d2.Endpoint, d0.Event == d1.Event)
+		}
 		for _, k := range missing {
 			if got, err := st.WebhookDeliveriesGet(ctx, []store.WebhookDeliveryKey{k}); err != nil || len(got) != 0 {
 				t.Errorf("WebhookDeliveriesGet(%v) = %v, %v; want nothing", k, got, err)
@@ -99,8 +105,8 @@ func TestWebhookDeliveriesGet(t *testing.T) {
 	})
 }
 
-// Attempts inserted together, across more than one statement, read back
-// in order with every field.
+// Attempts inserted together (on SQLite across more than one statement)
+// read back in order with every field.
 func TestWebhookAttemptInsertMany(t *testing.T) {
 	t.Parallel()
 	storetest.ForEach(t, func(t *testing.T, st store.Store) {
@@ -127,15 +133,22 @@ func TestWebhookAttemptInsertMany(t *testing.T) {
 			}
 			want = append(want, a)
 		}
+		// An attempt without a job (0) records none: it is no job's success.
+		code := 200
+		want = append(want, &store.WebhookAttempt{ClientID: "a", EventID: evID, EndpointID: "we_1", Attempt: n + 1,
+			StartedAt: t0, StatusCode: &code, Outcome: store.AttemptSucceeded})
 		if err := st.WebhookAttemptInsertMany(ctx, want); err != nil {
 			t.Fatal(err)
+		}
+		if err := st.WebhookAttemptInsertMany(ctx, nil); err != nil {
+			t.Fatalf("no attempts: %v", err)
 		}
 		got, err := st.WebhookAttemptList(ctx, "a", evID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(got) != n {
-			t.Fatalf("%d attempts, want %d", len(got), n)
+		if len(got) != n+1 {
+			t.Fatalf("%d attempts, want %d", len(got), n+1)
 		}
 		for i, g := range got {
 			w := want[i]
@@ -146,7 +159,10 @@ func TestWebhookAttemptInsertMany(t *testing.T) {
 			}
 		}
 		// The job ids went in too: each succeeded attempt is its job's.
-		for i, w := range want {
+		if ok, err := st.WebhookAttemptSucceeded(ctx, "a", evID, 0, t0); err != nil || ok {
+			t.Fatalf("WebhookAttemptSucceeded(job 0) = %v, %v", ok, err)
+		}
+		for i, w := range want[:n] {
 			ok, err := st.WebhookAttemptSucceeded(ctx, "a", evID, int64(i+1), t0)
 			if err != nil || ok != (w.Outcome == store.AttemptSucceeded) {
 				t.Fatalf("WebhookAttemptSucceeded(job %d) = %v, %v", i+1, ok, err)

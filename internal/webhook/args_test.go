@@ -14,14 +14,18 @@ func TestDeliveryArgsUnmarshal(t *testing.T) {
 		`{"endpoint_id":"we_\u00e9\"x\\y","client_id":"cli_\n2","event_id":"e"}`,
 		`{"client_id":"a","client_id":"b","other":{"client_id":"c"},"list":[1,"x"]}`,
 		`{"client_id":null,"event_id":"e"}`,
+		`{"client_id":"x","client_id":null}`,
+		`{"Client_ID":"upper","EVENT_ID":"e"}`,
 		`{}`,
+		`null`,
 		` { "event_id" : "spaced" } `,
 	} {
-		var got DeliveryArgs
+		// Into a value already set, as encoding/json allows.
+		got := DeliveryArgs{ClientID: "old", EventID: "old", EndpointID: "old"}
 		if err := json.Unmarshal([]byte(in), &got); err != nil {
 			t.Fatalf("%s: %v", in, err)
 		}
-		var want reflective
+		want := reflective{ClientID: "old", EventID: "old", EndpointID: "old"}
 		if err := json.Unmarshal([]byte(in), &want); err != nil {
 			t.Fatalf("%s: reflective: %v", in, err)
 		}

@@ -38,6 +38,10 @@ type backlogResult struct {
 	// the mean of the idle loads before and after it.
 	IdleAfter   apiLoad `json:"idle_after"`
 	DropPercent float64 `json:"drop_percent"`
+	// DropBeforePercent and DropAfterPercent compare busy with each idle
+	// load alone; DropPercent, with their mean.
+	DropBeforePercent float64 `json:"drop_before_percent"`
+	DropAfterPercent  float64 `json:"drop_after_percent"`
 	// CreateSeconds is how long creating the backlog took, deliveries held.
 	CreateSeconds float64          `json:"create_seconds"`
 	CreateErrors  map[string]int64 `json:"create_errors,omitempty"`
@@ -112,6 +116,8 @@ func measureBacklog(ctx context.Context, o options, launcher *hitch.Launcher) (b
 		return res, err
 	}
 	res.Busy = apiLoadOf(busy)
+	res.DropBeforePercent = dropPercent(res.Idle.ReqPerSec, res.Busy.ReqPerSec)
+	res.DropPercent = res.DropBeforePercent // until the idle load after it
 	windowEnd := busy.MeasureFrom.Add(o.duration)
 
 	launcher.Progress("api: %d of %d delivered when the load stopped; waiting for the rest", rcv.received(), len(cr.events))
@@ -123,6 +129,9 @@ func measureBacklog(ctx context.Context, o options, launcher *hitch.Launcher) (b
 	}
 	first, _, _ := rcv.receipts()
 	res.Drain = summarizeDrain(cr.events, first, released, busy.MeasureFrom, windowEnd)
+	if res.DrainError != "" {
+		return res, nil // not idle: the run has failed, and the drop is against the idle load before
+	}
 
 	launcher.Progress("api: idle again, the backlog delivered")
 	idleAfter, err := load()
@@ -130,6 +139,7 @@ func measureBacklog(ctx context.Context, o options, launcher *hitch.Launcher) (b
 		return res, err
 	}
 	res.IdleAfter = apiLoadOf(idleAfter)
+	res.DropAfterPercent = dropPercent(res.IdleAfter.ReqPerSec, res.Busy.ReqPerSec)
 	res.DropPercent = dropPercent((res.Idle.ReqPerSec+res.IdleAfter.ReqPerSec)/2, res.Busy.ReqPerSec)
 	return res, nil
 }

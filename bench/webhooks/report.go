@@ -169,11 +169,19 @@ func (r *report) writeMarkdown(w io.Writer) {
 		name string
 		l    apiLoad
 	}{{"idle", b.Idle}, {"backlog draining", b.Busy}, {"idle again, after the drain", b.IdleAfter}} {
+		if row.l.ReqPerSec == 0 && row.l.Errors == 0 {
+			continue // not measured
+		}
 		fmt.Fprintf(bw, "| %s | %.0f | %s | %s | %s | %d |\n", row.name, row.l.ReqPerSec,
 			benchreport.FmtMs(row.l.Latency.P50Ms), benchreport.FmtMs(row.l.Latency.P99Ms), benchreport.FmtMs(row.l.Latency.MaxMs), row.l.Errors)
 	}
 	fmt.Fprintln(bw)
-	fmt.Fprintf(bw, "API throughput drop while the backlog drains: %.0f%% (against the mean of the two idle loads)\n\n", r.Backlog.DropPercent)
+	if b.IdleAfter.ReqPerSec > 0 {
+		fmt.Fprintf(bw, "API throughput drop while the backlog drains: %.0f%% against the mean of the two idle loads (%.0f%% against the one before, %.0f%% against the one after)\n\n",
+			b.DropPercent, b.DropBeforePercent, b.DropAfterPercent)
+	} else {
+		fmt.Fprintf(bw, "API throughput drop while the backlog drains: %.0f%% against the idle load before it\n\n", b.DropPercent)
+	}
 	dr := b.Drain
 	fmt.Fprintf(bw, "- backlog: %d events created in %.1f s with deliveries held, then released as the load began; %d delivered in the %gs measured (%.0f/s), %d left when it ended",
 		dr.Events, b.CreateSeconds, dr.InWindow, r.DurationSeconds, dr.WindowPerSec, dr.LeftAtEnd)

@@ -115,8 +115,8 @@ type Executor interface {
 	WebhookEndpointGet(ctx context.Context, clientID, id string) (*WebhookEndpoint, error)
 	// WebhookDeliveriesGet reads what deliveries send, each its endpoint
 	// and event: in one query on PostgreSQL; on SQLite, where a query more
-	// is a call rather than a round trip, each distinct endpoint once and
-	// then the events in one query. A key whose endpoint or event is missing
+	// is a call rather than a round trip, the distinct endpoints in one
+	// query and the events in another. A key whose endpoint or event is missing
 	// (or is another developer's) has no delivery in the result; the
 	// order of the result is not that of keys.
 	WebhookDeliveriesGet(ctx context.Context, keys []WebhookDeliveryKey) ([]*WebhookDelivery, error)

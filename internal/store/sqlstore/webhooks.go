@@ -234,10 +234,9 @@ func (e *executor) deliveriesQuery(ctx context.Context, build func(Driver) strin
 	return rows, e.wrap("webhook deliveries: get", err)
 }
 
-// The delivery reads' statements are built once per dialect, not on every
-// read.
-// Each looks its rows up by keys given as one JSON parameter, whatever
-// their number, so that the statement stays the same.
+// The delivery reads' statements, built once per dialect rather than on
+// every read. Each looks its rows up by keys given as one JSON parameter,
+// whatever their number, so that the statement stays the same.
 var (
 	deliveriesJoinedQuery = perDialect(func(drv Driver) string {
 		return `SELECT ` + prefixed("ep.", endpointColumns) + `, ` + prefixed("ev.", eventColumns) + `

@@ -7,8 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
-
+	"github.com/hitchdev/hitch/internal/event"
 	"github.com/hitchdev/hitch/internal/store"
 	"github.com/hitchdev/hitch/internal/store/storetest"
 )
@@ -29,7 +28,7 @@ func BenchmarkWebhookDeliveriesGet(b *testing.B) {
 		for lo := 0; lo < events; lo += 1000 {
 			err := st.InTx(ctx, func(ex store.Executor) error {
 				for i := lo; i < lo+1000; i++ {
-					id := newEventID(b)
+					id := event.NewID()
 					keys[i] = store.WebhookDeliveryKey{ClientID: "a", EndpointID: "we_1", EventID: id}
 					if _, err := ex.EventInsert(ctx, &store.EventInsertParams{ID: id, ClientID: "a", Type: "UPDATED_TRANSACTIONS_AVAILABLE",
 						Sequence: int64(i), Payload: payload, CreatedAt: t0.Add(time.Duration(i) * time.Millisecond)}); err != nil {
@@ -70,7 +69,7 @@ func BenchmarkWebhookAttemptInsertMany(b *testing.B) {
 		ids := make([]string, events)
 		err := st.InTx(ctx, func(ex store.Executor) error {
 			for i := range ids {
-				ids[i] = newEventID(b)
+				ids[i] = event.NewID()
 				if _, err := ex.EventInsert(ctx, &store.EventInsertParams{ID: ids[i], ClientID: "a", Type: "TEST",
 					Sequence: int64(i), Payload: json.RawMessage(`{}`), CreatedAt: t0}); err != nil {
 					return err
@@ -101,16 +100,6 @@ func BenchmarkWebhookAttemptInsertMany(b *testing.B) {
 			})
 		}
 	})
-}
-
-// newEventID is an id as events get them: a UUIDv7, so that ids of events
-// made together sit together in indexes.
-func newEventID(b *testing.B) string {
-	id, err := uuid.NewV7()
-	if err != nil {
-		b.Fatal(err)
-	}
-	return id.String()
 }
 
 // forEachStoreWithEndpoint runs fn on a fresh store of each kind holding

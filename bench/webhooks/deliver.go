@@ -42,8 +42,10 @@ type backlogDrain struct {
 	// Seconds runs from the release to the last receipt.
 	Seconds float64 `json:"seconds"`
 	PerSec  float64 `json:"per_sec"`
-	// CeilingPercent is PerSec as a share of the ceiling.
+	// CeilingPercent is PerSec as a share of the ceiling, FloorPercent as
+	// one of the floor (POST-only jobs).
 	CeilingPercent float64 `json:"ceiling_percent"`
+	FloorPercent   float64 `json:"floor_percent"`
 	Duplicates     int     `json:"duplicates"`
 	Missing        int     `json:"missing"`
 }

@@ -21,19 +21,25 @@ const (
 
 // report is everything one run measured.
 type report struct {
-	Machine machine        `json:"machine"`
-	Command string         `json:"command"`
-	Store   string         `json:"store"`
-	Events  int            `json:"events"`
-	Workers int            `json:"workers"`
-	Ceiling ceilingResult  `json:"ceiling"`
+	Machine machine       `json:"machine"`
+	Command string        `json:"command"`
+	Store   string        `json:"store"`
+	Events  int           `json:"events"`
+	Workers int           `json:"workers"`
+	Ceiling ceilingResult `json:"ceiling"`
+	// Floor is River jobs that only POST to a receiver: the most any
+	// delivery could do on this machine and store.
+	Floor   ceilingResult  `json:"floor"`
 	Deliver deliveryResult `json:"deliver"`
 	Backlog backlogResult  `json:"backlog"`
 	// CeilingPercent is deliveries/s as a share of the ceiling.
-	CeilingPercent  float64  `json:"ceiling_percent"`
-	WarmupSeconds   float64  `json:"warmup_seconds"`
-	DurationSeconds float64  `json:"duration_seconds"`
-	Notes           []string `json:"notes,omitempty"`
+	CeilingPercent float64 `json:"ceiling_percent"`
+	// FloorCeilingPercent is the floor as a share of the ceiling: the
+	// most of it deliveries could reach.
+	FloorCeilingPercent float64  `json:"floor_ceiling_percent"`
+	WarmupSeconds       float64  `json:"warmup_seconds"`
+	DurationSeconds     float64  `json:"duration_seconds"`
+	Notes               []string `json:"notes,omitempty"`
 }
 
 // machine describes where the run happened.
@@ -62,6 +68,10 @@ func (r *report) finish(hitchLogs map[string][]string) {
 	if r.Ceiling.PerSec > 0 {
 		r.CeilingPercent = 100 * r.Deliver.PerSec / r.Ceiling.PerSec
 		r.Deliver.Backlog.CeilingPercent = 100 * r.Deliver.Backlog.PerSec / r.Ceiling.PerSec
+		r.FloorCeilingPercent = 100 * r.Floor.PerSec / r.Ceiling.PerSec
+	}
+	if r.Floor.PerSec > 0 {
+		r.Deliver.Backlog.FloorPercent = 100 * r.Deliver.Backlog.PerSec / r.Floor.PerSec
 	}
 	d := r.Deliver
 	for _, p := range d.Paced {
@@ -146,9 +156,11 @@ func (r *report) writeMarkdown(w io.Writer) {
 	fmt.Fprintln(bw, "|---|--:|")
 	fmt.Fprintf(bw, "| queue ceiling: no-op River jobs | %.0f jobs/s (%d worked in %.2f s; inserted in %.2f s; all completed at %.2f s) |\n",
 		c.PerSec, c.Jobs, c.WorkedSeconds, c.InsertSeconds, c.CompletedSeconds)
+	fmt.Fprintf(bw, "| floor: River jobs that only POST an envelope to the receiver | %.0f jobs/s (%d worked in %.2f s; %.0f%% of the ceiling, the most deliveries can reach) |\n",
+		r.Floor.PerSec, r.Floor.Jobs, r.Floor.WorkedSeconds, r.FloorCeilingPercent)
 	fmt.Fprintf(bw, "| events created | %.0f/s (%d in %.2f s) |\n", d.CreatePerSec, d.Created, d.CreateSeconds)
-	fmt.Fprintf(bw, "| deliveries of a backlog: %d events created with deliveries held, then let go | %.0f/s (in %.2f s from the release; %.0f%% of the ceiling) |\n",
-		d.Backlog.Events, d.Backlog.PerSec, d.Backlog.Seconds, d.Backlog.CeilingPercent)
+	fmt.Fprintf(bw, "| deliveries of a backlog: %d events created with deliveries held, then let go | %.0f/s (in %.2f s from the release; %.0f%% of the ceiling, %.0f%% of the floor) |\n",
+		d.Backlog.Events, d.Backlog.PerSec, d.Backlog.Seconds, d.Backlog.CeilingPercent, d.Backlog.FloorPercent)
 	fmt.Fprintf(bw, "| deliveries while events are created as fast as the API answers | %.0f/s (%d in %.2f s, first commit to last receipt; %.0f%% of the ceiling) |\n",
 		d.PerSec, d.Delivered, d.SpanSeconds, r.CeilingPercent)
 	fmt.Fprintf(bw, "| commit→receipt under that flood p50 / p99 / max | %s / %s / %s |\n", benchreport.FmtMs(d.Latency.P50Ms), benchreport.FmtMs(d.Latency.P99Ms), benchreport.FmtMs(d.Latency.MaxMs))

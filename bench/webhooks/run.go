@@ -8,10 +8,10 @@ import (
 	"github.com/hitchdev/hitch/bench/internal/hitch"
 )
 
-// run builds Hitch, then measures the queue ceiling, the deliveries and the
-// API under a backlog, each on a fresh database, and reports. Every child
-// process, temporary directory and PostgreSQL schema it made is gone when it
-// returns, unless --keep.
+// run builds Hitch, then measures the queue ceiling, the delivery floor,
+// the deliveries and the API under a backlog, each on a fresh database, and
+// reports. Every child process, temporary directory and PostgreSQL schema
+// it made is gone when it returns, unless --keep.
 func run(ctx context.Context, o options, out, errOut io.Writer) error {
 	launcher, err := hitch.NewLauncher(ctx, o.hitch, "hitch-bench-webhooks-", errOut)
 	if err != nil {
@@ -25,6 +25,11 @@ func run(ctx context.Context, o options, out, errOut io.Writer) error {
 		return err
 	}
 	launcher.Progress("queue ceiling: %.0f jobs/s", rep.Ceiling.PerSec)
+	launcher.Progress("delivery floor: %d jobs that only POST to the receiver", o.events)
+	if rep.Floor, err = measureFloor(ctx, o, launcher); err != nil {
+		return err
+	}
+	launcher.Progress("delivery floor: %.0f jobs/s", rep.Floor.PerSec)
 	if rep.Deliver, err = measureDeliveries(ctx, o, launcher); err != nil {
 		return err
 	}

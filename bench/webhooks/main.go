@@ -1,14 +1,15 @@
 // Command webhooks benchmarks webhook delivery: it creates events through
 // Hitch's API for a receiver that answers 200 at once, and reports
 // deliveries per second and commit-to-receipt latency beside the throughput
-// of no-op River jobs on the same store (the queue's own ceiling), and how
+// of no-op River jobs on the same store (the queue's own ceiling) and of
+// River jobs that only POST to the receiver (a delivery's floor), and how
 // much GET /accounts/get slows down while a delivery backlog drains:
 //
 //	go run ./bench/webhooks [--database-url postgres://…] [--events 20000] [--workers 50] [--duration 5s]
 //
-// Hitch runs as its own process on 127.0.0.1; the receiver and the load
-// generator run in this one. The report goes to stdout as Markdown, progress
-// to stderr. See bench/README.md.
+// Hitch and the receiver run as processes of their own on 127.0.0.1; the
+// load generator runs in this one. The report goes to stdout as Markdown,
+// progress to stderr. See bench/README.md.
 package main
 
 import (
@@ -60,8 +61,8 @@ func parseFlags(args []string, errOut io.Writer) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("webhooks", flag.ContinueOnError)
 	o.hitch.AddFlags(fs)
-	fs.IntVar(&o.events, "events", 20000, "events to deliver, no-op jobs for the ceiling, and events in the backlog")
-	fs.IntVar(&o.workers, "workers", 200, "webhook workers (hitch --webhook-workers, and the ceiling's River workers)")
+	fs.IntVar(&o.events, "events", 20000, "events to deliver, jobs for the ceiling and the floor, and events in the backlog")
+	fs.IntVar(&o.workers, "workers", 200, "webhook workers (hitch --webhook-workers, and the River workers of the ceiling and the floor)")
 	fs.IntVar(&o.createConns, "create-conns", 32, "concurrent connections creating events")
 	o.pacedRates = rateList{100, 1500}
 	fs.Var(&o.pacedRates, "paced-rate", "comma-separated events/s, each created at that steady rate for 3s after the flood, for the latency of a queue that keeps up (0 skips)")

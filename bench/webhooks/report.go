@@ -149,7 +149,7 @@ func (r *report) writeMarkdown(w io.Writer) {
 	fmt.Fprintf(bw, "## Webhook delivery on %s: %d events\n\n", r.Store, r.Events)
 	fmt.Fprintf(bw, "- machine: %s/%s, %d CPUs, %s, %s; load average %s at the start\n", m.OS, m.Arch, m.CPUs, m.CPUModel, m.GoVersion, m.LoadAvg)
 	fmt.Fprintf(bw, "- command: `%s`\n", r.Command)
-	fmt.Fprintf(bw, "- hitch: %d webhook workers; events created on %d connections; the receiver answers 200 at once (in the benchmark process)\n", r.Workers, d.CreateConns)
+	fmt.Fprintf(bw, "- hitch: %d webhook workers; events created on %d connections; the receiver answers 200 at once (the benchmark re-executed as a process of its own)\n", r.Workers, d.CreateConns)
 	fmt.Fprintf(bw, "- latency: from the 200 of the create request (its transaction had committed) to the receipt; event time: from the envelope's timestamp (ms, taken in the transaction)\n\n")
 
 	fmt.Fprintln(bw, "| measure | value |")

@@ -70,4 +70,7 @@ func TestReportFloorShares(t *testing.T) {
 		t.Fatalf("floor %v%% of the ceiling, backlog %v%% of the ceiling and %v%% of the floor; want 40, 30, 75",
 			r.FloorCeilingPercent, r.Deliver.Backlog.CeilingPercent, r.Deliver.Backlog.FloorPercent)
 	}
+	if got, want := r.targetChecks()[0], "backlog deliveries 30% of the ceiling ≥ 50% MISSED (the floor: 40% of it)"; got != want {
+		t.Errorf("first target check %q, want %q", got, want)
+	}
 }

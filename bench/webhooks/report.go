@@ -218,7 +218,8 @@ func (r *report) targetChecks() []string {
 	d, bd := r.Deliver, r.Deliver.Backlog
 	p50 := benchreport.FmtMs(benchreport.Ms(targetP50))
 	checks := []string{
-		fmt.Sprintf("backlog deliveries %.0f%% of the ceiling ≥ %d%% %s", bd.CeilingPercent, targetCeilingPercent, verdict(bd.CeilingPercent >= targetCeilingPercent)),
+		fmt.Sprintf("backlog deliveries %.0f%% of the ceiling ≥ %d%% %s (the floor: %.0f%% of it)", bd.CeilingPercent, targetCeilingPercent,
+			verdict(bd.CeilingPercent >= targetCeilingPercent), r.FloorCeilingPercent),
 		fmt.Sprintf("deliveries under the flood %.0f%% of the ceiling ≥ %d%% %s", r.CeilingPercent, targetCeilingPercent, verdict(r.CeilingPercent >= targetCeilingPercent)),
 		fmt.Sprintf("backlog deliveries %.0f/s ≥ %d/s %s", bd.PerSec, targetPerSec, verdict(bd.PerSec >= targetPerSec)),
 		fmt.Sprintf("deliveries under the flood %.0f/s ≥ %d/s %s", d.PerSec, targetPerSec, verdict(d.PerSec >= targetPerSec)),

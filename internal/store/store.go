@@ -120,10 +120,6 @@ type Executor interface {
 	// (or is another developer's) has no delivery in the result; the
 	// order of the result is not that of keys.
 	WebhookDeliveriesGet(ctx context.Context, keys []WebhookDeliveryKey) ([]*WebhookDelivery, error)
-	// WebhookEndpointsGet reads the endpoints of keys in one query, each
-	// once. A key whose endpoint is missing (or is another developer's) has
-	// none in the result; the order of the result is not that of keys.
-	WebhookEndpointsGet(ctx context.Context, keys []WebhookEndpointKey) ([]*WebhookEndpoint, error)
 	// WebhookEndpointList lists the client's endpoints, oldest first.
 	WebhookEndpointList(ctx context.Context, clientID string) ([]*WebhookEndpoint, error)
 	WebhookEndpointDelete(ctx context.Context, clientID, id string) error
@@ -595,12 +591,6 @@ type WebhookDeliveryKey struct {
 	ClientID   string
 	EndpointID string
 	EventID    string
-}
-
-// WebhookEndpointKey names an endpoint of a developer.
-type WebhookEndpointKey struct {
-	ClientID   string
-	EndpointID string
 }
 
 // WebhookDelivery is what a delivery sends: the event, and the endpoint it

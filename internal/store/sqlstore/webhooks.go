@@ -166,29 +166,41 @@ func (e *executor) deliveriesJoined(ctx context.Context, keys []store.WebhookDel
 // (BenchmarkWebhookDeliveriesGet). Each delivery gets its own copies, as
 // from the joined read.
 func (e *executor) deliveriesApart(ctx context.Context, keys []store.WebhookDeliveryKey) ([]*store.WebhookDelivery, error) {
+	type endpointKey struct {
+		ClientID   string `json:"client_id"`
+		EndpointID string `json:"endpoint_id"`
+	}
 	type eventKey struct {
 		ClientID string `json:"client_id"`
 		EventID  string `json:"event_id"`
 	}
-	endpointKeys := make([]store.WebhookEndpointKey, len(keys))
+	var endpointKeys []endpointKey
 	var eventKeys []eventKey
+	seenEndpoints := make(map[endpointKey]bool, 1)
 	seenEvents := make(map[eventKey]bool, len(keys))
-	for i, k := range keys {
-		endpointKeys[i] = store.WebhookEndpointKey{ClientID: k.ClientID, EndpointID: k.EndpointID}
+	for _, k := range keys {
+		if epk := (endpointKey{k.ClientID, k.EndpointID}); !seenEndpoints[epk] {
+			seenEndpoints[epk] = true
+			endpointKeys = append(endpointKeys, epk)
+		}
 		if evk := (eventKey{k.ClientID, k.EventID}); !seenEvents[evk] {
 			seenEvents[evk] = true
 			eventKeys = append(eventKeys, evk)
 		}
 	}
-	eps, err := e.WebhookEndpointsGet(ctx, endpointKeys)
+	rows, err := e.deliveriesQuery(ctx, deliveriesEndpointsQuery, endpointKeys)
+	if err != nil {
+		return nil, err
+	}
+	eps, err := collect(rows, scanEndpoint, e, "webhook deliveries: get")
 	if err != nil || len(eps) == 0 {
 		return nil, err
 	}
-	endpoints := make(map[store.WebhookEndpointKey]*store.WebhookEndpoint, len(eps))
+	endpoints := make(map[endpointKey]*store.WebhookEndpoint, len(eps))
 	for _, ep := range eps {
-		endpoints[store.WebhookEndpointKey{ClientID: ep.ClientID, EndpointID: ep.ID}] = ep
+		endpoints[endpointKey{ep.ClientID, ep.ID}] = ep
 	}
-	rows, err := e.deliveriesQuery(ctx, deliveriesEventsQuery, eventKeys)
+	rows, err = e.deliveriesQuery(ctx, deliveriesEventsQuery, eventKeys)
 	if err != nil {
 		return nil, err
 	}
@@ -202,37 +214,13 @@ func (e *executor) deliveriesApart(ctx context.Context, keys []store.WebhookDeli
 	}
 	var out []*store.WebhookDelivery
 	for _, k := range keys {
-		ep := endpoints[store.WebhookEndpointKey{ClientID: k.ClientID, EndpointID: k.EndpointID}]
-		ev := events[eventKey{k.ClientID, k.EventID}]
+		ep, ev := endpoints[endpointKey{k.ClientID, k.EndpointID}], events[eventKey{k.ClientID, k.EventID}]
 		if ep != nil && ev != nil {
 			epc, evc := *ep, *ev
 			out = append(out, &store.WebhookDelivery{Endpoint: &epc, Event: &evc})
 		}
 	}
 	return out, nil
-}
-
-func (e *executor) WebhookEndpointsGet(ctx context.Context, keys []store.WebhookEndpointKey) ([]*store.WebhookEndpoint, error) {
-	type key struct {
-		ClientID   string `json:"client_id"`
-		EndpointID string `json:"endpoint_id"`
-	}
-	var ks []key
-	seen := make(map[key]bool, 1)
-	for _, k := range keys {
-		if k := key(k); !seen[k] {
-			seen[k] = true
-			ks = append(ks, k)
-		}
-	}
-	if len(ks) == 0 {
-		return nil, nil
-	}
-	rows, err := e.deliveriesQuery(ctx, deliveriesEndpointsQuery, ks)
-	if err != nil {
-		return nil, err
-	}
-	return collect(rows, scanEndpoint, e, "webhook endpoints: get")
 }
 
 // deliveriesQuery runs one of the delivery reads' statements, built for

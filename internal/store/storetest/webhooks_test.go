@@ -105,58 +105,6 @@ func TestWebhookDeliveriesGet(t *testing.T) {
 	})
 }
 
-// Endpoints come back each once, in one query, only for their own
-// developer.
-func TestWebhookEndpointsGet(t *testing.T) {
-	t.Parallel()
-	storetest.ForEach(t, func(t *testing.T, st store.Store) {
-		ctx := context.Background()
-		newClient(t, st, "a")
-		newClient(t, st, "b")
-		for _, ep := range []*store.WebhookEndpoint{
-			{ID: "we_1", ClientID: "a", URL: "https://example.com/one", EventTypes: []string{"TEST", "OTHER"},
-				SecretSealed: []byte("one"), Status: store.WebhookEndpointEnabled, FailingSince: &t0, CreatedAt: t0, UpdatedAt: t0},
-			{ID: "we_2", ClientID: "a", URL: "https://example.com/two", SecretSealed: []byte("two"),
-				Status: store.WebhookEndpointDisabled, CreatedAt: t0, UpdatedAt: t0},
-			{ID: "we_b", ClientID: "b", URL: "https://example.com/b", SecretSealed: []byte("b"),
-				Status: store.WebhookEndpointEnabled, CreatedAt: t0, UpdatedAt: t0},
-		} {
-			if err := st.WebhookEndpointInsert(ctx, ep); err != nil {
-				t.Fatal(err)
-			}
-		}
-		key := func(client, endpoint string) store.WebhookEndpointKey {
-			return store.WebhookEndpointKey{ClientID: client, EndpointID: endpoint}
-		}
-		got, err := st.WebhookEndpointsGet(ctx, []store.WebhookEndpointKey{
-			key("a", "we_1"), key("b", "we_1"), key("a", "we_b"), key("a", "we_1"), key("a", "we_2"), key("a", "we_3"),
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		byID := map[string]*store.WebhookEndpoint{}
-		for _, ep := range got {
-			byID[ep.ClientID+"/"+ep.ID] = ep
-		}
-		if len(got) != 2 || byID["a/we_1"] == nil || byID["a/we_2"] == nil {
-			t.Fatalf("got %d endpoints %v, want a's we_1 and we_2 once each", len(got), byID)
-		}
-		if ep := byID["a/we_1"]; ep.URL != "https://example.com/one" || string(ep.SecretSealed) != "one" ||
-			!slices.Equal(ep.EventTypes, []string{"TEST", "OTHER"}) || ep.Status != store.WebhookEndpointEnabled ||
-			ep.FailingSince == nil || !ep.FailingSince.Equal(t0) || !ep.CreatedAt.Equal(t0) {
-			t.Errorf("endpoint %+v", ep)
-		}
-		if ep := byID["a/we_2"]; ep.Status != store.WebhookEndpointDisabled || ep.FailingSince != nil {
-			t.Errorf("endpoint %+v", ep)
-		}
-		for _, keys := range [][]store.WebhookEndpointKey{nil, {key("b", "we_2")}, {key("a", "we_b")}} {
-			if got, err := st.WebhookEndpointsGet(ctx, keys); err != nil || len(got) != 0 {
-				t.Errorf("WebhookEndpointsGet(%v) = %v, %v; want nothing", keys, got, err)
-			}
-		}
-	})
-}
-
 // Attempts inserted together (on SQLite across more than one statement)
 // read back in order with every field.
 func TestWebhookAttemptInsertMany(t *testing.T) {

@@ -3,12 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sync/atomic"
 	"time"
 
@@ -16,12 +18,14 @@ import (
 
 	"github.com/hitchdev/hitch/bench/internal/hitch"
 	"github.com/hitchdev/hitch/bench/internal/proc"
+	"github.com/hitchdev/hitch/internal/config"
 	"github.com/hitchdev/hitch/internal/event"
 	"github.com/hitchdev/hitch/internal/netguard"
 	"github.com/hitchdev/hitch/internal/queue"
 	"github.com/hitchdev/hitch/internal/store"
 	"github.com/hitchdev/hitch/internal/store/postgres"
 	"github.com/hitchdev/hitch/internal/store/sqlite"
+	"github.com/hitchdev/hitch/internal/webhook"
 )
 
 const (
@@ -42,13 +46,9 @@ func (noopArgs) Kind() string { return noopKind }
 func (noopArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{Queue: queue.QueueWebhooks} }
 
 // postArgs is a job that only POSTs an envelope to the receiver. Its
-// arguments have the shape of a delivery's (three ids), so that River
-// stores, indexes and decodes as much for it as for a delivery.
-type postArgs struct {
-	ClientID   string `json:"client_id"`
-	EventID    string `json:"event_id"`
-	EndpointID string `json:"endpoint_id"`
-}
+// arguments are a delivery's, so that River stores, indexes and decodes
+// as much for it as for a delivery (with the same decoder).
+type postArgs struct{ webhook.DeliveryArgs }
 
 func (postArgs) Kind() string { return postKind }
 
@@ -84,25 +84,39 @@ func (w *noopWorker) Work(context.Context, *river.Job[noopArgs]) error {
 	return nil
 }
 
-// postWorker POSTs body to url with Hitch's delivery client and its
-// job's event id as the webhook-id, and counts the job once the receiver
-// has answered 200: a delivery without Hitch's own work (reading the
-// event, signing, recording the attempt).
+// postWorker POSTs body to url with Hitch's delivery client and the
+// headers of a delivery, its job's event id as the webhook-id, and counts
+// the job once the receiver has answered 200: a delivery without Hitch's
+// own work (reading the event, signing, recording the attempt).
 type postWorker struct {
 	river.WorkerDefaults[postArgs]
 	*jobCounter
 	client *http.Client
 	url    string
 	body   []byte
+	header http.Header // a delivery's, signed once
+	// begun counts the POSTs started, failed those that failed (River
+	// retries them later, which the floor's time must not hide).
+	begun, failed atomic.Int64
 }
 
 func (w *postWorker) Work(ctx context.Context, job *river.Job[postArgs]) error {
+	w.begun.Add(1)
+	if err := w.post(ctx, job.Args.EventID); err != nil {
+		w.failed.Add(1)
+		return err
+	}
+	w.count()
+	return nil
+}
+
+func (w *postWorker) post(ctx context.Context, id string) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.url, bytes.NewReader(w.body))
 	if err != nil {
 		return err
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("webhook-id", job.Args.EventID)
+	req.Header = w.header.Clone()
+	req.Header.Set("webhook-id", id)
 	resp, err := w.client.Do(req)
 	if err != nil {
 		return err
@@ -112,21 +126,20 @@ func (w *postWorker) Work(ctx context.Context, job *river.Job[postArgs]) error {
 	if resp.StatusCode != http.StatusOK {
 		return fmt.Errorf("receiver answered %d", resp.StatusCode)
 	}
-	w.count()
 	return nil
 }
 
-// ceilingResult is the queue's own throughput on the store, or that of
-// jobs that only POST.
-type ceilingResult struct {
+// jobsResult is the throughput of one kind of job on a fresh store.
+type jobsResult struct {
 	Jobs          int     `json:"jobs"`
 	InsertSeconds float64 `json:"insert_seconds"`
-	// WorkedSeconds runs from the client's start to the last job's Work;
-	// CompletedSeconds to when none is pending any more.
+	// WorkedSeconds runs from the start of the timing (the client's start;
+	// for the floor, the release of its held POSTs) to the last job's
+	// Work; CompletedSeconds to when none is pending any more.
 	WorkedSeconds    float64 `json:"worked_seconds"`
 	CompletedSeconds float64 `json:"completed_seconds"`
-	// PerSec is Jobs / WorkedSeconds: deliveries are timed to the receipt,
-	// which is inside Work too.
+	// PerSec is Jobs / WorkedSeconds: the floor's jobs count once the
+	// receiver has answered, deliveries once it has the delivery.
 	PerSec float64 `json:"per_sec"`
 }
 
@@ -155,66 +168,131 @@ func openStore(ctx context.Context, dataDir, dbURL string) (store.Store, error) 
 }
 
 // measureCeiling times n no-op jobs: the queue's own ceiling.
-func measureCeiling(ctx context.Context, o options, launcher *hitch.Launcher) (ceilingResult, error) {
+func measureCeiling(ctx context.Context, o options, launcher *hitch.Launcher) (jobsResult, error) {
+	dataDir, dbURL, err := freshStore(ctx, launcher, "ceiling")
+	if err != nil {
+		return jobsResult{}, err
+	}
 	c := newJobCounter(o.events)
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &noopWorker{jobCounter: c})
-	return timeJobs(ctx, o, launcher, "ceiling", workers, noopKind, c, func() river.JobArgs { return noopArgs{} })
+	return timeJobs(ctx, o, dataDir, dbURL, jobRun{name: "ceiling", kind: noopKind, workers: workers, counter: c,
+		args: func() river.JobArgs { return noopArgs{} }})
 }
 
 // measureFloor times n jobs that each POST one envelope to a receiver in a
-// process of its own, as deliveries do. No delivery can go faster on this
-// machine and store: it is the bound on the share of the ceiling that
-// deliveries can reach, whatever Hitch does around the POST.
-func measureFloor(ctx context.Context, o options, launcher *hitch.Launcher) (ceilingResult, error) {
+// process of its own, as deliveries do. A delivery does all that such a
+// job does and more, so the floor's share of the ceiling bounds the share
+// deliveries can reach on this machine and store.
+func measureFloor(ctx context.Context, o options, launcher *hitch.Launcher) (jobsResult, error) {
 	rcv, err := startReceiverProcess(ctx, launcher.Work, "floor")
 	if err != nil {
-		return ceilingResult{}, err
+		return jobsResult{}, err
 	}
 	defer rcv.close()
-	body, err := json.Marshal(event.Envelope{ID: event.NewID(), Event: event.Test,
-		Data: map[string]any{"message": "This is a test event from Hitch."}, Timestamp: time.Now().UnixMilli()})
+	dataDir, dbURL, err := freshStore(ctx, launcher, "floor")
 	if err != nil {
-		return ceilingResult{}, err
+		return jobsResult{}, err
 	}
+	return timeFloor(ctx, o, dataDir, dbURL, rcv)
+}
+
+// timeFloor times the floor's jobs against rcv as the backlog's deliveries
+// are timed: the receiver holds the first POSTs, one per worker, then lets
+// them go, and the run is timed from that release.
+func timeFloor(ctx context.Context, o options, dataDir, dbURL string, rcv endpoint) (jobsResult, error) {
+	body, err := json.Marshal(event.Envelope{ID: event.NewID(), Event: event.Test,
+		Data: map[string]any{"message": "A benchmark's delivery floor."}, Timestamp: time.Now().UnixMilli()})
+	if err != nil {
+		return jobsResult{}, err
+	}
+	// A delivery's headers, signed once: the floor sends as much, without
+	// the signing, which is Hitch's own work.
+	secret := "whsec_" + base64.StdEncoding.EncodeToString(make([]byte, 32))
+	header, err := webhook.Headers(event.NewID(), event.Test, body, time.Now(), "bench-client-secret", secret)
+	if err != nil {
+		return jobsResult{}, err
+	}
+	client := netguard.NewHTTPClient(netguard.Policy{AllowPrivate: true}, webhook.DefaultTimeout, o.workers)
+	defer client.CloseIdleConnections()
 	c := newJobCounter(o.events)
+	w := &postWorker{jobCounter: c, client: client, url: rcv.hooksURL(), body: body, header: header}
 	workers := river.NewWorkers()
-	river.AddWorker(workers, &postWorker{jobCounter: c, url: rcv.hooksURL(), body: body,
-		client: netguard.NewHTTPClient(netguard.Policy{AllowPrivate: true}, 10*time.Second, o.workers)})
-	res, err := timeJobs(ctx, o, launcher, "floor", workers, postKind, c, func() river.JobArgs {
-		return postArgs{ClientID: hitch.DevClientID, EventID: event.NewID(), EndpointID: event.NewID()}
-	})
+	river.AddWorker(workers, w)
+
+	rcv.hold()
+	held := int64(min(o.workers, o.events))
+	release := func(ctx context.Context) (time.Time, error) {
+		for deadline := time.Now().Add(time.Minute); w.begun.Load() < held; {
+			if time.Now().After(deadline) {
+				return time.Time{}, fmt.Errorf("floor: %d of %d POSTs held after a minute", w.begun.Load(), held)
+			}
+			select {
+			case <-ctx.Done():
+				return time.Time{}, ctx.Err()
+			case <-time.After(time.Millisecond):
+			}
+		}
+		at := time.Now()
+		rcv.release()
+		return at, nil
+	}
+	res, err := timeJobs(ctx, o, dataDir, dbURL, jobRun{name: "floor", kind: postKind, workers: workers, counter: c,
+		args: func() river.JobArgs {
+			return postArgs{webhook.DeliveryArgs{ClientID: hitch.DevClientID, EventID: event.NewID(), EndpointID: event.NewID()}}
+		},
+		begin: release})
+	rcv.release() // if the run failed before it
 	if err != nil {
 		return res, err
 	}
+	if n := w.failed.Load(); n > 0 {
+		return res, fmt.Errorf("floor: %d POSTs failed", n)
+	}
 	if n := rcv.received(); n != o.events {
-		return res, fmt.Errorf("delivery floor: the receiver has %d of %d POSTs", n, o.events)
+		return res, fmt.Errorf("floor: the receiver has %d of %d POSTs", n, o.events)
 	}
 	return res, nil
 }
 
-// timeJobs inserts o.events jobs of kind, made by args, in the webhooks
-// queue of a fresh store, then starts a River client with Hitch's queue
-// settings and workers, and times it working them all: c counts them.
-func timeJobs(ctx context.Context, o options, launcher *hitch.Launcher, name string, workers *river.Workers,
-	kind string, c *jobCounter, args func() river.JobArgs,
-) (ceilingResult, error) {
-	res := ceilingResult{Jobs: o.events}
-	dataDir := filepath.Join(launcher.Work, "data-"+name)
+// freshStore makes a data dir for name and, on PostgreSQL, a fresh schema.
+func freshStore(ctx context.Context, launcher *hitch.Launcher, name string) (dataDir, dbURL string, err error) {
+	dataDir = filepath.Join(launcher.Work, "data-"+name)
 	if err := os.Mkdir(dataDir, 0o700); err != nil {
-		return res, err
+		return "", "", err
 	}
-	dbURL, err := launcher.FreshDatabase(ctx)
-	if err != nil {
-		return res, err
-	}
+	dbURL, err = launcher.FreshDatabase(ctx)
+	return dataDir, dbURL, err
+}
+
+// jobRun is what timeJobs runs: jobs of kind, made by args, worked by
+// workers, which count them in counter.
+type jobRun struct {
+	name    string
+	kind    string
+	workers *river.Workers
+	counter *jobCounter
+	args    func() river.JobArgs
+	// begin, when set, is called once the client has started; the run is
+	// timed from the instant it returns, else from the start.
+	begin func(context.Context) (time.Time, error)
+}
+
+// timeJobs inserts o.events jobs in the webhooks queue of a fresh store
+// (dataDir for SQLite, or dbURL), then starts a River client with Hitch's
+// queue settings and GC target, and times it working them all.
+func timeJobs(ctx context.Context, o options, dataDir, dbURL string, run jobRun) (jobsResult, error) {
+	res := jobsResult{Jobs: o.events}
 	st, err := openStore(ctx, dataDir, dbURL)
 	if err != nil {
 		return res, err
 	}
 	defer st.Close()
+	if os.Getenv("GOGC") == "" {
+		defer debug.SetGCPercent(debug.SetGCPercent(config.GCPercent))
+	}
 
-	q, err := queue.New(st, queue.Config{Workers: workers, WebhookWorkers: o.workers})
+	q, err := queue.New(st, queue.Config{Workers: run.workers, WebhookWorkers: o.workers})
 	if err != nil {
 		return res, err
 	}
@@ -223,17 +301,17 @@ func timeJobs(ctx context.Context, o options, launcher *hitch.Launcher, name str
 	for inserted := 0; inserted < o.events; inserted += insertBatch {
 		params := make([]river.InsertManyParams, min(insertBatch, o.events-inserted))
 		for i := range params {
-			params[i].Args = args()
+			params[i].Args = run.args()
 		}
 		if err := st.InTx(ctx, func(ex store.Executor) error { return q.InsertTx(ctx, ex, params) }); err != nil {
 			return res, err
 		}
 	}
 	res.InsertSeconds = time.Since(insertStart).Seconds()
-	if n, _, err := q.Pending(ctx, kind); err != nil {
+	if n, _, err := q.Pending(ctx, run.kind); err != nil {
 		return res, err
 	} else if n != int64(o.events) {
-		return res, fmt.Errorf("%s: %d jobs pending after inserting %d", name, n, o.events)
+		return res, fmt.Errorf("%s: %d jobs pending after inserting %d", run.name, n, o.events)
 	}
 
 	start := time.Now()
@@ -245,20 +323,25 @@ func timeJobs(ctx context.Context, o options, launcher *hitch.Launcher, name str
 		defer cancel()
 		q.Stop(stopCtx)
 	}()
+	if run.begin != nil {
+		if start, err = run.begin(ctx); err != nil {
+			return res, err
+		}
+	}
 	timeout := drainTimeout(o.events)
 	select {
-	case <-c.done:
+	case <-run.counter.done:
 	case <-ctx.Done():
 		return res, ctx.Err()
 	case <-time.After(timeout):
-		return res, fmt.Errorf("%s: %d of %d jobs worked after %v", name, c.worked.Load(), o.events, timeout)
+		return res, fmt.Errorf("%s: %d of %d jobs worked after %v", run.name, run.counter.worked.Load(), o.events, timeout)
 	}
-	res.WorkedSeconds = c.lastAt.Sub(start).Seconds()
+	res.WorkedSeconds = run.counter.lastAt.Sub(start).Seconds()
 	res.PerSec = float64(o.events) / res.WorkedSeconds
 
 	// River marks jobs completed in batches after Work returns.
 	for {
-		n, _, err := q.Pending(ctx, kind)
+		n, _, err := q.Pending(ctx, run.kind)
 		if err != nil {
 			return res, err
 		}
@@ -266,7 +349,7 @@ func timeJobs(ctx context.Context, o options, launcher *hitch.Launcher, name str
 			break
 		}
 		if time.Since(start) > timeout {
-			return res, fmt.Errorf("%s: %d jobs still pending after %v", name, n, timeout)
+			return res, fmt.Errorf("%s: %d jobs still pending after %v", run.name, n, timeout)
 		}
 		select {
 		case <-ctx.Done():

@@ -5,12 +5,17 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/riverqueue/river"
+
+	"github.com/hitchdev/hitch/internal/netguard"
+	"github.com/hitchdev/hitch/internal/webhook"
 )
 
-// A floor job POSTs its body with its event id as the webhook-id, and
-// counts only once the receiver has answered 200.
+// A floor job POSTs its body with a delivery's headers and its event id
+// as the webhook-id, and counts only once the receiver has answered 200;
+// a refused POST counts as failed.
 func TestPostWorker(t *testing.T) {
 	t.Parallel()
 	rcv, err := startReceiver()
@@ -18,14 +23,20 @@ func TestPostWorker(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(rcv.close)
-	refusing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	var refusedHeader http.Header
+	refusing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		refusedHeader = r.Header
 		w.WriteHeader(http.StatusServiceUnavailable)
 	}))
 	t.Cleanup(refusing.Close)
 
 	c := newJobCounter(2)
-	w := &postWorker{jobCounter: c, client: http.DefaultClient, url: rcv.hooksURL(), body: []byte(`{"timestamp":1700000000000}`)}
-	job := func(id string) *river.Job[postArgs] { return &river.Job[postArgs]{Args: postArgs{EventID: id}} }
+	header := http.Header{"Knot-Signature": {"sig"}, "Webhook-Id": {"signed-id"}}
+	w := &postWorker{jobCounter: c, client: netguard.NewHTTPClient(netguard.Policy{AllowPrivate: true}, time.Second, 2),
+		url: rcv.hooksURL(), body: []byte(`{"timestamp":1700000000000}`), header: header}
+	job := func(id string) *river.Job[postArgs] {
+		return &river.Job[postArgs]{Args: postArgs{webhook.DeliveryArgs{EventID: id}}}
+	}
 	ctx := context.Background()
 	if err := w.Work(ctx, job("ev_1")); err != nil {
 		t.Fatal(err)
@@ -42,8 +53,14 @@ func TestPostWorker(t *testing.T) {
 	if err := w.Work(ctx, job("ev_2")); err == nil {
 		t.Fatal("a 503 counted as done")
 	}
-	if n := c.worked.Load(); n != 1 {
-		t.Fatalf("worked = %d after a refused POST, want 1", n)
+	if refusedHeader.Get("Knot-Signature") != "sig" || refusedHeader.Get("webhook-id") != "ev_2" {
+		t.Errorf("sent headers %v, want the delivery's with the job's webhook-id", refusedHeader)
+	}
+	if header.Get("webhook-id") != "signed-id" {
+		t.Error("the shared headers were changed")
+	}
+	if worked, begun, failed := c.worked.Load(), w.begun.Load(), w.failed.Load(); worked != 1 || begun != 2 || failed != 1 {
+		t.Fatalf("worked %d, begun %d, failed %d after a refused POST; want 1, 2, 1", worked, begun, failed)
 	}
 
 	w.url = rcv.hooksURL()
@@ -60,10 +77,45 @@ func TestPostWorker(t *testing.T) {
 	}
 }
 
+// The ceiling's and the floor's runs work every job they insert on a
+// fresh SQLite store; the floor's reach the receiver once each, after it
+// held one per worker.
+func TestTimeJobs(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	o := options{events: 60, workers: 8}
+
+	c := newJobCounter(o.events)
+	workers := river.NewWorkers()
+	river.AddWorker(workers, &noopWorker{jobCounter: c})
+	res, err := timeJobs(ctx, o, t.TempDir(), "", jobRun{name: "ceiling", kind: noopKind, workers: workers, counter: c,
+		args: func() river.JobArgs { return noopArgs{} }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Jobs != 60 || c.worked.Load() != 60 || res.PerSec <= 0 || res.CompletedSeconds < res.WorkedSeconds {
+		t.Errorf("ceiling: %+v, %d worked", res, c.worked.Load())
+	}
+
+	rcv, err := startReceiver()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(rcv.close)
+	res, err = timeFloor(ctx, o, t.TempDir(), "", rcv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, dups, noID := rcv.receipts()
+	if res.Jobs != 60 || res.PerSec <= 0 || res.CompletedSeconds < res.WorkedSeconds || len(first) != 60 || dups != 0 || noID != 0 {
+		t.Errorf("floor: %+v; the receiver has %d ids, %d repeats, %d without an id", res, len(first), dups, noID)
+	}
+}
+
 // The floor is reported against the ceiling, and deliveries against both.
 func TestReportFloorShares(t *testing.T) {
 	t.Parallel()
-	r := &report{Ceiling: ceilingResult{PerSec: 20000}, Floor: ceilingResult{PerSec: 8000}}
+	r := &report{Ceiling: jobsResult{PerSec: 20000}, Floor: jobsResult{PerSec: 8000}}
 	r.Deliver.Backlog.PerSec = 6000
 	r.finish(nil)
 	if r.FloorCeilingPercent != 40 || r.Deliver.Backlog.CeilingPercent != 30 || r.Deliver.Backlog.FloorPercent != 75 {

@@ -34,11 +34,9 @@ import (
 )
 
 func main() {
-	// Hitch's live heap is a few megabytes, so the default GC target (100%)
-	// collects very often under load; 400% trades a few more megabytes for a
-	// tenth less CPU per request. GOGC, when set, wins.
+	// GOGC, when set, wins over Hitch's own GC target.
 	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(400)
+		debug.SetGCPercent(config.GCPercent)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	go func() {

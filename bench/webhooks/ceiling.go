@@ -222,7 +222,11 @@ func timeFloor(ctx context.Context, o options, dataDir, dbURL string, rcv endpoi
 
 	rcv.hold()
 	held := int64(min(o.workers, o.events))
+	// release lets the held POSTs go once every worker has one, and in
+	// any case before it returns: the client stops only once its jobs
+	// have returned.
 	release := func(ctx context.Context) (time.Time, error) {
+		defer rcv.release()
 		for deadline := time.Now().Add(time.Minute); w.begun.Load() < held; {
 			if time.Now().After(deadline) {
 				return time.Time{}, fmt.Errorf("floor: %d of %d POSTs held after a minute", w.begun.Load(), held)
@@ -233,16 +237,13 @@ func timeFloor(ctx context.Context, o options, dataDir, dbURL string, rcv endpoi
 			case <-time.After(time.Millisecond):
 			}
 		}
-		at := time.Now()
-		rcv.release()
-		return at, nil
+		return time.Now(), nil
 	}
 	res, err := timeJobs(ctx, o, dataDir, dbURL, jobRun{name: "floor", kind: postKind, workers: workers, counter: c,
 		args: func() river.JobArgs {
 			return postArgs{webhook.DeliveryArgs{ClientID: hitch.DevClientID, EventID: event.NewID(), EndpointID: event.NewID()}}
 		},
 		begin: release})
-	rcv.release() // if the run failed before it
 	if err != nil {
 		return res, err
 	}

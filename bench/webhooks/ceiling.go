@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"sync/atomic"
 	"time"
 
@@ -289,9 +288,7 @@ func timeJobs(ctx context.Context, o options, dataDir, dbURL string, run jobRun)
 		return res, err
 	}
 	defer st.Close()
-	if os.Getenv("GOGC") == "" {
-		defer debug.SetGCPercent(debug.SetGCPercent(config.GCPercent))
-	}
+	defer config.SetGC()()
 
 	q, err := queue.New(st, queue.Config{Workers: run.workers, WebhookWorkers: o.workers})
 	if err != nil {

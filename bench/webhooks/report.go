@@ -27,15 +27,16 @@ type report struct {
 	Events  int        `json:"events"`
 	Workers int        `json:"workers"`
 	Ceiling jobsResult `json:"ceiling"`
-	// Floor is River jobs that only POST to a receiver: the most any
-	// delivery could do on this machine and store.
+	// Floor is River jobs that only POST to a receiver: a delivery does
+	// all they do and more, so they bound deliveries on this machine and
+	// store.
 	Floor   jobsResult     `json:"floor"`
 	Deliver deliveryResult `json:"deliver"`
 	Backlog backlogResult  `json:"backlog"`
 	// CeilingPercent is deliveries/s as a share of the ceiling.
 	CeilingPercent float64 `json:"ceiling_percent"`
 	// FloorCeilingPercent is the floor as a share of the ceiling: the
-	// most of it deliveries could reach.
+	// share deliveries can be expected to reach at most.
 	FloorCeilingPercent float64  `json:"floor_ceiling_percent"`
 	WarmupSeconds       float64  `json:"warmup_seconds"`
 	DurationSeconds     float64  `json:"duration_seconds"`

@@ -26,7 +26,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"strings"
 	"syscall"
 
@@ -34,10 +33,7 @@ import (
 )
 
 func main() {
-	// GOGC, when set, wins over Hitch's own GC target.
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(config.GCPercent)
-	}
+	config.SetGC()
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	go func() {
 		<-ctx.Done()

@@ -60,7 +60,18 @@ type yielder struct {
 	// down, say) soon lapses rather than let a burst through later.
 	epoch     int64
 	cur, prev int64
+
+	// waiting counts the deliveries waiting for their turns. While any
+	// does, a watcher polls busy every idlePoll and closes idle once the
+	// API is no longer busy, so that they go out then rather than at
+	// turns that were paced for a busy API (up to maxYieldWait away).
+	waiting int
+	idle    chan struct{}
 }
+
+// idlePoll is how often a watcher asks whether the API is still busy while
+// deliveries wait.
+const idlePoll = 10 * time.Millisecond
 
 // creditWindow is how long a credit lasts: one to two windows. A job is
 // fetched within tens of milliseconds of its insert when deliveries keep up
@@ -123,7 +134,8 @@ func newYielder(busy func() bool, rate float64) *yielder {
 }
 
 // wait returns when a delivery may go out: at once while the API is not
-// busy, else at its turn of the pace, and reports how long it waited. When
+// busy, else at its turn of the pace or as soon as the API is no longer
+// busy, whichever comes first, and reports how long it waited. When
 // its turn is more than maxYieldWait away it takes no turn and returns at
 // once with later, the time to snooze the job for; when ctx ends first it
 // returns ctx's error.
@@ -151,16 +163,53 @@ func (y *yielder) wait(ctx context.Context) (waited, later time.Duration, err er
 		return 0, d, nil
 	}
 	y.next = turn.Add(y.interval)
-	y.mu.Unlock()
 	if d <= 0 {
+		y.mu.Unlock()
 		return 0, 0, nil
 	}
+	y.waiting++
+	if y.idle == nil {
+		y.idle = make(chan struct{})
+		go y.watch(y.idle)
+	}
+	idle := y.idle
+	y.mu.Unlock()
+	defer func() {
+		y.mu.Lock()
+		y.waiting--
+		y.mu.Unlock()
+	}()
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-t.C:
 		return d, 0, nil
+	case <-idle:
+		return time.Since(now), 0, nil
 	case <-ctx.Done():
 		return 0, 0, ctx.Err()
+	}
+}
+
+// watch closes idle when the API is no longer busy, letting every waiting
+// delivery go, and forgets the turns they had taken: a later busy spell
+// starts afresh, with its burst. It returns when no delivery waits.
+func (y *yielder) watch(idle chan struct{}) {
+	t := time.NewTicker(idlePoll)
+	defer t.Stop()
+	for range t.C {
+		notBusy := !y.busy()
+		y.mu.Lock()
+		switch {
+		case notBusy:
+			close(idle)
+			y.next = time.Time{}
+		case y.waiting > 0:
+			y.mu.Unlock()
+			continue
+		}
+		y.idle = nil
+		y.mu.Unlock()
+		return
 	}
 }

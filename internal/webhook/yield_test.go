@@ -3,6 +3,7 @@ package webhook
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync/atomic"
 	"testing"
@@ -75,6 +76,83 @@ func TestYielderStopsWithContext(t *testing.T) {
 	}
 	if took := time.Since(start); took > 150*time.Millisecond {
 		t.Fatalf("wait returned %v after its context ended", took)
+	}
+}
+
+// Deliveries waiting their turns go out as soon as the API is no longer
+// busy, not at turns paced for a busy API, and the turns they had taken
+// are forgotten: the next busy spell starts with its burst again.
+func TestYielderWakesWhenIdle(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	var busy atomic.Bool
+	busy.Store(true)
+	y := newYielder(busy.Load, 5) // one every 200 ms, a burst of 2 s
+	for range 11 {                // the burst, and the one due now
+		if _, later, err := y.wait(ctx); err != nil || later != 0 {
+			t.Fatal(later, err)
+		}
+	}
+	// Four more take turns 200 to 800 ms away.
+	type result struct {
+		waited time.Duration
+		err    error
+	}
+	results := make(chan result, 4)
+	for range 4 {
+		go func() {
+			waited, later, err := y.wait(ctx)
+			if err == nil && later != 0 {
+				err = fmt.Errorf("told to snooze for %v", later)
+			}
+			results <- result{waited, err}
+		}()
+	}
+	time.Sleep(50 * time.Millisecond)
+	busy.Store(false)
+	idleAt := time.Now()
+	for range 4 {
+		r := <-results
+		if r.err != nil {
+			t.Fatal(r.err)
+		}
+		if r.waited <= 0 || r.waited > 150*time.Millisecond {
+			t.Errorf("a delivery waiting while the API went idle waited %v, want about 50 ms", r.waited)
+		}
+	}
+	if took := time.Since(idleAt); took > 100*time.Millisecond {
+		t.Fatalf("the waiting deliveries went out %v after the API went idle", took)
+	}
+
+	busy.Store(true)
+	for i := range 10 { // a fresh burst: no turn of the last spell is left
+		if waited, later, err := y.wait(ctx); err != nil || waited != 0 || later != 0 {
+			t.Fatalf("delivery %d of the next busy spell: waited %v, later %v, %v", i, waited, later, err)
+		}
+	}
+}
+
+// A watcher stops once no delivery waits, while the API stays busy.
+func TestYielderWatcherStops(t *testing.T) {
+	t.Parallel()
+	y := newYielder(func() bool { return true }, 50) // one every 20 ms, a burst of 200 ms
+	for range 12 {
+		if _, later, err := y.wait(context.Background()); err != nil || later != 0 {
+			t.Fatal(later, err)
+		}
+	}
+	deadline := time.Now().Add(time.Second)
+	for {
+		y.mu.Lock()
+		idle, waiting := y.idle, y.waiting
+		y.mu.Unlock()
+		if idle == nil && waiting == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a second after the last wait: watcher %v, %d waiting", idle != nil, waiting)
+		}
+		time.Sleep(idlePoll)
 	}
 }
 

@@ -146,8 +146,16 @@ func measureDeliveries(ctx context.Context, o options, launcher *hitch.Launcher)
 	return res, nil
 }
 
+// apiSettle is how long the backlog waits after its last create before it
+// is let go. Hitch's deliveries yield to a busy API, and its API counts as
+// busy for 500 ms after its last busy moment (api.Load): let go at once,
+// the backlog's first half second drained at --webhook-busy-rate, which is
+// the API phase's measure, not this one's. The ceiling and the floor run
+// with no API load; after apiSettle, neither does the backlog.
+const apiSettle = time.Second
+
 // drainBacklog creates o.events events while rcv holds every delivery,
-// lets them go, and times their delivery. Hitch must have been started
+// waits apiSettle, lets them go, and times their delivery. Hitch must have been started
 // with a webhook timeout longer than the creating takes.
 func drainBacklog(ctx context.Context, o options, launcher *hitch.Launcher, rcv *receiverProcess, h server, base string) (backlogDrain, error) {
 	var res backlogDrain
@@ -163,7 +171,13 @@ func drainBacklog(ctx context.Context, o options, launcher *hitch.Launcher, rcv 
 	if cr.failures.Count() > 0 {
 		res.CreateErrors = cr.failures.ByKind
 	}
-	launcher.Progress("delivery: %d created in %.1fs; releasing them", len(cr.events), res.CreateSeconds)
+	launcher.Progress("delivery: %d created in %.1fs; releasing them once the API has been idle for %v", len(cr.events), res.CreateSeconds, apiSettle)
+	select {
+	case <-time.After(apiSettle):
+	case <-ctx.Done():
+		rcv.release()
+		return res, ctx.Err()
+	}
 	released := time.Now()
 	rcv.release()
 	if err := waitDelivered(ctx, rcv, cr.events, before, h, drainTimeout(len(cr.events))); err != nil && ctx.Err() != nil {

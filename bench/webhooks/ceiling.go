@@ -167,8 +167,8 @@ func openStore(ctx context.Context, dataDir, dbURL string) (store.Store, error) 
 }
 
 // measureCeiling times n no-op jobs: the queue's own ceiling.
-func measureCeiling(ctx context.Context, o options, launcher *hitch.Launcher) (jobsResult, error) {
-	dataDir, dbURL, err := freshStore(ctx, launcher, "ceiling")
+func measureCeiling(ctx context.Context, o options, launcher *hitch.Launcher, round int) (jobsResult, error) {
+	dataDir, dbURL, err := freshStore(ctx, launcher, roundName("ceiling", round))
 	if err != nil {
 		return jobsResult{}, err
 	}
@@ -183,13 +183,13 @@ func measureCeiling(ctx context.Context, o options, launcher *hitch.Launcher) (j
 // process of its own, as deliveries do. A delivery does all that such a
 // job does and more, so the floor's share of the ceiling bounds the share
 // deliveries can reach on this machine and store.
-func measureFloor(ctx context.Context, o options, launcher *hitch.Launcher) (jobsResult, error) {
-	rcv, err := startReceiverProcess(ctx, launcher.Work, "floor")
+func measureFloor(ctx context.Context, o options, launcher *hitch.Launcher, round int) (jobsResult, error) {
+	rcv, err := startReceiverProcess(ctx, launcher.Work, roundName("floor", round))
 	if err != nil {
 		return jobsResult{}, err
 	}
 	defer rcv.close()
-	dataDir, dbURL, err := freshStore(ctx, launcher, "floor")
+	dataDir, dbURL, err := freshStore(ctx, launcher, roundName("floor", round))
 	if err != nil {
 		return jobsResult{}, err
 	}

@@ -64,16 +64,17 @@ const pacedDuration = 3 * time.Second
 
 // measureDeliveries starts Hitch on a fresh database with one endpoint at
 // the receiver, creates o.events TEST events through the API and waits for
-// all of them to arrive.
-func measureDeliveries(ctx context.Context, o options, launcher *hitch.Launcher) (deliveryResult, error) {
+// all of them to arrive; then it drains a backlog, and measures the
+// latency at each of o.pacedRates.
+func measureDeliveries(ctx context.Context, o options, launcher *hitch.Launcher, round int) (deliveryResult, error) {
 	res := deliveryResult{CreateConns: o.createConns}
-	rcv, err := startReceiverProcess(ctx, launcher.Work, "deliver")
+	rcv, err := startReceiverProcess(ctx, launcher.Work, roundName("deliver", round))
 	if err != nil {
 		return res, err
 	}
 	defer rcv.close()
 	// Deliveries are held at the receiver while the backlog is created.
-	h, base, err := startHitch(ctx, o, launcher, "deliver", "--webhook-timeout", webhookTimeoutHeld)
+	h, base, err := startHitch(ctx, o, launcher, roundName("deliver", round), "--webhook-timeout", webhookTimeoutHeld)
 	if err != nil {
 		return res, err
 	}

@@ -5,7 +5,10 @@
 // River jobs that only POST to the receiver (a delivery's floor), and how
 // much GET /accounts/get slows down while a delivery backlog drains:
 //
-//	go run ./bench/webhooks [--database-url postgres://…] [--events 20000] [--workers 50] [--duration 5s]
+//	go run ./bench/webhooks [--database-url postgres://…] [--events 20000] [--rounds 3] [--workers 50] [--duration 5s]
+//
+// The ceiling, the floor and the deliveries are measured --rounds times,
+// interleaved, and the targets are checked on their medians.
 //
 // Hitch and the receiver run as processes of their own on 127.0.0.1; the
 // load generator runs in this one. The report goes to stdout as Markdown,
@@ -31,6 +34,7 @@ import (
 type options struct {
 	hitch       hitch.Config // --database-url, --repo, --keep
 	events      int
+	rounds      int
 	workers     int
 	createConns int
 	pacedRates  rateList
@@ -62,6 +66,7 @@ func parseFlags(args []string, errOut io.Writer) (options, error) {
 	fs := flag.NewFlagSet("webhooks", flag.ContinueOnError)
 	o.hitch.AddFlags(fs)
 	fs.IntVar(&o.events, "events", 20000, "events to deliver, jobs for the ceiling and the floor, and events in the backlog")
+	fs.IntVar(&o.rounds, "rounds", 3, "times the ceiling, the floor and the deliveries are measured, interleaved; the checks take their medians")
 	fs.IntVar(&o.workers, "workers", 200, "webhook workers (hitch --webhook-workers, and the River workers of the ceiling and the floor)")
 	fs.IntVar(&o.createConns, "create-conns", 32, "concurrent connections creating events")
 	o.pacedRates = rateList{100, 1500}
@@ -82,6 +87,8 @@ func (o options) validate() error {
 	switch {
 	case o.events < 1 || o.events > 1_000_000:
 		return fmt.Errorf("--events %d: want 1 to 1000000", o.events)
+	case o.rounds < 1 || o.rounds > 20:
+		return fmt.Errorf("--rounds %d: want 1 to 20", o.rounds)
 	case o.workers < 1 || o.workers > 10_000:
 		return fmt.Errorf("--workers %d: want 1 to 10000", o.workers)
 	case o.createConns < 1 || o.createConns > 1024:

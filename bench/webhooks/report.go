@@ -32,6 +32,13 @@ type report struct {
 	// store.
 	Floor   jobsResult     `json:"floor"`
 	Deliver deliveryResult `json:"deliver"`
+	// Extra are the rounds after the first (--rounds), whose ceiling,
+	// floor and deliveries are the fields above.
+	Extra []round `json:"extra_rounds,omitempty"`
+	// Rounds sums up every round, the first included, and Median is their
+	// median, field by field: the checks read it.
+	Rounds  []roundSummary `json:"rounds"`
+	Median  roundSummary   `json:"median"`
 	Backlog backlogResult  `json:"backlog"`
 	// CeilingPercent is deliveries/s as a share of the ceiling.
 	CeilingPercent float64 `json:"ceiling_percent"`
@@ -41,6 +48,67 @@ type report struct {
 	WarmupSeconds       float64  `json:"warmup_seconds"`
 	DurationSeconds     float64  `json:"duration_seconds"`
 	Notes               []string `json:"notes,omitempty"`
+}
+
+// roundSummary is what the checks read of one round: its throughputs, the
+// flood's p50, and the shares, each computed within the round.
+type roundSummary struct {
+	CeilingPerSec         float64 `json:"ceiling_per_sec"`
+	FloorPerSec           float64 `json:"floor_per_sec"`
+	BacklogPerSec         float64 `json:"backlog_per_sec"`
+	FloodPerSec           float64 `json:"flood_per_sec"`
+	FloodP50Ms            float64 `json:"flood_p50_ms"`
+	FloorCeilingPercent   float64 `json:"floor_ceiling_percent"`
+	BacklogCeilingPercent float64 `json:"backlog_ceiling_percent"`
+	BacklogFloorPercent   float64 `json:"backlog_floor_percent"`
+	FloodCeilingPercent   float64 `json:"flood_ceiling_percent"`
+}
+
+// summarize computes a round's shares, in its deliveries' backlog too.
+func (rd *round) summarize() roundSummary {
+	c, f, d := rd.Ceiling.PerSec, rd.Floor.PerSec, &rd.Deliver
+	s := roundSummary{CeilingPerSec: c, FloorPerSec: f, BacklogPerSec: d.Backlog.PerSec, FloodPerSec: d.PerSec, FloodP50Ms: d.Latency.P50Ms}
+	if c > 0 {
+		s.FloorCeilingPercent = 100 * f / c
+		s.BacklogCeilingPercent = 100 * d.Backlog.PerSec / c
+		s.FloodCeilingPercent = 100 * d.PerSec / c
+	}
+	if f > 0 {
+		s.BacklogFloorPercent = 100 * d.Backlog.PerSec / f
+	}
+	d.Backlog.CeilingPercent, d.Backlog.FloorPercent = s.BacklogCeilingPercent, s.BacklogFloorPercent
+	return s
+}
+
+// medianOf is the median of the rounds, field by field (of the two middle
+// values, their mean).
+func medianOf(rounds []roundSummary) roundSummary {
+	med := func(field func(*roundSummary) float64) float64 {
+		v := make([]float64, len(rounds))
+		for i := range rounds {
+			v[i] = field(&rounds[i])
+		}
+		slices.Sort(v)
+		switch n := len(v); {
+		case n == 0:
+			return 0
+		case n%2 == 1:
+			return v[n/2]
+		default:
+			return (v[n/2-1] + v[n/2]) / 2
+		}
+	}
+	return roundSummary{
+		CeilingPerSec:         med(func(s *roundSummary) float64 { return s.CeilingPerSec }),
+		FloorPerSec:           med(func(s *roundSummary) float64 { return s.FloorPerSec }),
+		BacklogPerSec:         med(func(s *roundSummary) float64 { return s.BacklogPerSec }),
+		FloodPerSec:           med(func(s *roundSummary) float64 { return s.FloodPerSec }),
+		FloodP50Ms:            med(func(s *roundSummary) float64 { return s.FloodP50Ms }),
+		FloorCeilingPercent:   med(func(s *roundSummary) float64 { return s.FloorCeilingPercent }),
+		BacklogCeilingPercent: med(func(s *roundSummary) float64 { return s.BacklogCeilingPercent }),
+		BacklogFloorPercent:   med(func(s *roundSummary) float64 { return s.BacklogFloorPercent }),
+		FloodCeilingPercent:   med(func(s *roundSummary) float64 { return s.FloodCeilingPercent }),
+	}
 }
 
 // machine describes where the run happened.
@@ -66,15 +134,21 @@ func newReport(o options, store string) *report {
 // finish computes the ratio and the notes: failures, and whatever Hitch
 // logged at warn or above.
 func (r *report) finish(hitchLogs map[string][]string) {
-	if r.Ceiling.PerSec > 0 {
-		r.CeilingPercent = 100 * r.Deliver.PerSec / r.Ceiling.PerSec
-		r.Deliver.Backlog.CeilingPercent = 100 * r.Deliver.Backlog.PerSec / r.Ceiling.PerSec
-		r.FloorCeilingPercent = 100 * r.Floor.PerSec / r.Ceiling.PerSec
+	first := round{Ceiling: r.Ceiling, Floor: r.Floor, Deliver: r.Deliver}
+	s := first.summarize()
+	r.Deliver = first.Deliver
+	r.CeilingPercent, r.FloorCeilingPercent = s.FloodCeilingPercent, s.FloorCeilingPercent
+	r.Rounds = []roundSummary{s}
+	for i := range r.Extra {
+		r.Rounds = append(r.Rounds, r.Extra[i].summarize())
 	}
-	if r.Floor.PerSec > 0 {
-		r.Deliver.Backlog.FloorPercent = 100 * r.Deliver.Backlog.PerSec / r.Floor.PerSec
-	}
+	r.Median = medianOf(r.Rounds)
+
 	d := r.Deliver
+	r.Notes = append(r.Notes, deliveryNotes("delivery", d)...)
+	for i, x := range r.Extra {
+		r.Notes = append(r.Notes, deliveryNotes(fmt.Sprintf("round %d: delivery", i+2), x.Deliver)...)
+	}
 	for _, p := range d.Paced {
 		if p.Errors > 0 {
 			r.Notes = append(r.Notes, fmt.Sprintf("delivery: %d creates at %g/s failed", p.Errors, p.Rate))
@@ -82,24 +156,6 @@ func (r *report) finish(hitchLogs map[string][]string) {
 		if p.CreatedPerSec < 0.9*p.Rate {
 			r.Notes = append(r.Notes, fmt.Sprintf("delivery: events were created at %.0f/s, not the %g/s asked for", p.CreatedPerSec, p.Rate))
 		}
-	}
-	if bd := d.Backlog; len(bd.CreateErrors) > 0 || bd.Duplicates > 0 {
-		r.Notes = append(r.Notes, fmt.Sprintf("delivery backlog: failed creates %v, %d duplicates", bd.CreateErrors, bd.Duplicates))
-	}
-	if n := len(d.CreateErrors); n > 0 {
-		r.Notes = append(r.Notes, fmt.Sprintf("delivery: failed creates %v; first: %s", d.CreateErrors, d.FirstError))
-	}
-	if d.DrainError != "" {
-		r.Notes = append(r.Notes, "delivery: "+d.DrainError)
-	}
-	if d.Unknown > 0 || d.NoID > 0 {
-		r.Notes = append(r.Notes, fmt.Sprintf("delivery: %d deliveries of events no create answered for, %d without a webhook-id", d.Unknown, d.NoID))
-	}
-	// When the last delivery follows the last create closely, delivery
-	// kept pace with creation and the rate measures creation.
-	if d.Delivered > 0 && d.TailMs <= 100*d.SpanSeconds {
-		r.Notes = append(r.Notes, fmt.Sprintf("delivery: the last event arrived %s after the last create: delivery kept pace with creation, so deliveries/s is creation-bound (%.0f events/s created)",
-			benchreport.FmtMs(d.TailMs), d.CreatePerSec))
 	}
 	b := r.Backlog
 	for _, row := range []struct {
@@ -126,10 +182,43 @@ func (r *report) finish(hitchLogs map[string][]string) {
 	r.Notes = append(r.Notes, benchreport.LogNotes(hitchLogs)...)
 }
 
+// deliveryNotes are the notes on one round's deliveries, each starting
+// with name: failures, and a flood whose rate was creation's.
+func deliveryNotes(name string, d deliveryResult) []string {
+	var notes []string
+	if bd := d.Backlog; len(bd.CreateErrors) > 0 || bd.Duplicates > 0 {
+		notes = append(notes, fmt.Sprintf("%s backlog: failed creates %v, %d duplicates", name, bd.CreateErrors, bd.Duplicates))
+	}
+	if n := len(d.CreateErrors); n > 0 {
+		notes = append(notes, fmt.Sprintf("%s: failed creates %v; first: %s", name, d.CreateErrors, d.FirstError))
+	}
+	if d.DrainError != "" {
+		notes = append(notes, name+": "+d.DrainError)
+	}
+	if d.Unknown > 0 || d.NoID > 0 {
+		notes = append(notes, fmt.Sprintf("%s: %d deliveries of events no create answered for, %d without a webhook-id", name, d.Unknown, d.NoID))
+	}
+	// When the last delivery follows the last create closely, delivery
+	// kept pace with creation and the rate measures creation.
+	if d.Delivered > 0 && d.TailMs <= 100*d.SpanSeconds {
+		notes = append(notes, fmt.Sprintf("%s: the last event arrived %s after the last create: delivery kept pace with creation, so deliveries/s is creation-bound (%.0f events/s created)",
+			name, benchreport.FmtMs(d.TailMs), d.CreatePerSec))
+	}
+	return notes
+}
+
 // failed says why the run should exit non-zero: lost events or failed
 // requests.
 func (r *report) failed() error {
 	d, b := r.Deliver, r.Backlog
+	for i, x := range r.Extra {
+		if x.Deliver.Missing > 0 || x.Deliver.Backlog.Missing > 0 || x.Deliver.DrainError != "" {
+			return fmt.Errorf("round %d: events were not delivered (%d missing in the delivery phase, %d of its backlog)", i+2, x.Deliver.Missing, x.Deliver.Backlog.Missing)
+		}
+		if len(x.Deliver.CreateErrors) > 0 || len(x.Deliver.Backlog.CreateErrors) > 0 {
+			return fmt.Errorf("round %d: creating events failed", i+2)
+		}
+	}
 	switch {
 	case d.Missing > 0 || d.Backlog.Missing > 0 || b.DrainError != "":
 		return fmt.Errorf("events were not delivered (%d missing in the delivery phase, %d of its backlog)", d.Missing, d.Backlog.Missing)
@@ -175,6 +264,9 @@ func (r *report) writeMarkdown(w io.Writer) {
 	fmt.Fprintf(bw, "| duplicates / missing / before their 200 | %d / %d / %d |\n", d.Duplicates, d.Missing, d.Early)
 	fmt.Fprintf(bw, "| connections to the receiver | %d |\n", d.ReceiverConns)
 	fmt.Fprintf(bw, "| hitch peak RSS | %s |\n\n", benchreport.FmtMiB(d.PeakRSSBytes))
+	if len(r.Rounds) > 1 {
+		r.writeRounds(bw)
+	}
 
 	fmt.Fprintf(bw, "| GET /accounts/get, %d conns | req/s | p50 | p99 | max | errors |\n", b.Conns)
 	fmt.Fprintln(bw, "|---|--:|--:|--:|--:|--:|")
@@ -208,6 +300,23 @@ func (r *report) writeMarkdown(w io.Writer) {
 	}
 }
 
+// writeRounds prints every round and their median. The table above is the
+// first round's.
+func (r *report) writeRounds(w io.Writer) {
+	fmt.Fprintf(w, "%d rounds, interleaved (ceiling, floor, deliveries, then the next round), each on fresh databases and a fresh Hitch; the table above is round 1, which alone measured the paced latencies\n\n", len(r.Rounds))
+	fmt.Fprintln(w, "| round | ceiling jobs/s | floor jobs/s (share of ceiling) | backlog deliveries/s (share of ceiling, of floor) | flood deliveries/s (share of ceiling) | flood p50 |")
+	fmt.Fprintln(w, "|---|--:|--:|--:|--:|--:|")
+	row := func(name string, s roundSummary) {
+		fmt.Fprintf(w, "| %s | %.0f | %.0f (%.0f%%) | %.0f (%.0f%%, %.0f%%) | %.0f (%.0f%%) | %s |\n", name, s.CeilingPerSec, s.FloorPerSec, s.FloorCeilingPercent,
+			s.BacklogPerSec, s.BacklogCeilingPercent, s.BacklogFloorPercent, s.FloodPerSec, s.FloodCeilingPercent, benchreport.FmtMs(s.FloodP50Ms))
+	}
+	for i, s := range r.Rounds {
+		row(fmt.Sprint(i+1), s)
+	}
+	row("median", r.Median)
+	fmt.Fprintln(w)
+}
+
 // targetChecks compares the numbers with the issue's targets.
 func (r *report) targetChecks() []string {
 	verdict := func(pass bool) string {
@@ -216,19 +325,24 @@ func (r *report) targetChecks() []string {
 		}
 		return "MISSED"
 	}
-	d, bd := r.Deliver, r.Deliver.Backlog
+	d, m := r.Deliver, r.Median
 	p50 := benchreport.FmtMs(benchreport.Ms(targetP50))
+	// Of several rounds, the checks read their medians (say so).
+	of := ""
+	if len(r.Rounds) > 1 {
+		of = fmt.Sprintf(" (median of %d rounds)", len(r.Rounds))
+	}
 	checks := []string{
-		fmt.Sprintf("backlog deliveries %.0f%% of the ceiling ≥ %d%% %s (the floor: %.0f%% of it)", bd.CeilingPercent, targetCeilingPercent,
-			verdict(bd.CeilingPercent >= targetCeilingPercent), r.FloorCeilingPercent),
-		fmt.Sprintf("deliveries under the flood %.0f%% of the ceiling ≥ %d%% %s", r.CeilingPercent, targetCeilingPercent, verdict(r.CeilingPercent >= targetCeilingPercent)),
-		fmt.Sprintf("backlog deliveries %.0f/s ≥ %d/s %s", bd.PerSec, targetPerSec, verdict(bd.PerSec >= targetPerSec)),
-		fmt.Sprintf("deliveries under the flood %.0f/s ≥ %d/s %s", d.PerSec, targetPerSec, verdict(d.PerSec >= targetPerSec)),
+		fmt.Sprintf("backlog deliveries%s %.0f%% of the ceiling ≥ %d%% %s (the floor: %.0f%% of it)", of, m.BacklogCeilingPercent, targetCeilingPercent,
+			verdict(m.BacklogCeilingPercent >= targetCeilingPercent), m.FloorCeilingPercent),
+		fmt.Sprintf("deliveries under the flood%s %.0f%% of the ceiling ≥ %d%% %s", of, m.FloodCeilingPercent, targetCeilingPercent, verdict(m.FloodCeilingPercent >= targetCeilingPercent)),
+		fmt.Sprintf("backlog deliveries%s %.0f/s ≥ %d/s %s", of, m.BacklogPerSec, targetPerSec, verdict(m.BacklogPerSec >= targetPerSec)),
+		fmt.Sprintf("deliveries under the flood%s %.0f/s ≥ %d/s %s", of, m.FloodPerSec, targetPerSec, verdict(m.FloodPerSec >= targetPerSec)),
 	}
 	for _, p := range d.Paced {
 		checks = append(checks, fmt.Sprintf("p50 at %g/s %s ≤ %s %s", p.Rate, benchreport.FmtMs(p.Latency.P50Ms), p50, verdict(p.Latency.P50Ms <= benchreport.Ms(targetP50))))
 	}
 	return append(checks,
-		fmt.Sprintf("p50 under the flood %s ≤ %s %s", benchreport.FmtMs(d.Latency.P50Ms), p50, verdict(d.Latency.P50Ms <= benchreport.Ms(targetP50))),
+		fmt.Sprintf("p50 under the flood%s %s ≤ %s %s", of, benchreport.FmtMs(m.FloodP50Ms), p50, verdict(m.FloodP50Ms <= benchreport.Ms(targetP50))),
 		fmt.Sprintf("API drop %.0f%% ≤ %d%% %s", r.Backlog.DropPercent, targetDropPercent, verdict(r.Backlog.DropPercent <= targetDropPercent)))
 }

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// The median is the middle value of each field, or the mean of the two
+// middle ones.
+func TestMedianOf(t *testing.T) {
+	t.Parallel()
+	odd := medianOf([]roundSummary{{CeilingPerSec: 9, BacklogCeilingPercent: 40}, {CeilingPerSec: 3, BacklogCeilingPercent: 60}, {CeilingPerSec: 5, BacklogCeilingPercent: 50}})
+	if odd.CeilingPerSec != 5 || odd.BacklogCeilingPercent != 50 {
+		t.Errorf("median of three: ceiling %v, share %v; want 5, 50", odd.CeilingPerSec, odd.BacklogCeilingPercent)
+	}
+	even := medianOf([]roundSummary{{FloorPerSec: 1}, {FloorPerSec: 10}, {FloorPerSec: 4}, {FloorPerSec: 6}})
+	if even.FloorPerSec != 5 {
+		t.Errorf("median of 1, 10, 4, 6 = %v, want 5", even.FloorPerSec)
+	}
+	if none := medianOf(nil); none != (roundSummary{}) {
+		t.Errorf("median of no rounds = %+v", none)
+	}
+}
+
+// With several rounds, each round's shares are its own, and the checks
+// read their medians and say so; a round that lost an event fails the run.
+func TestReportRounds(t *testing.T) {
+	t.Parallel()
+	mk := func(ceiling, floor, backlog, flood float64) round {
+		var rd round
+		rd.Ceiling.PerSec, rd.Floor.PerSec = ceiling, floor
+		rd.Deliver.Backlog.PerSec, rd.Deliver.PerSec = backlog, flood
+		return rd
+	}
+	first := mk(10000, 8000, 4000, 2000) // backlog 40% of the ceiling
+	r := &report{Ceiling: first.Ceiling, Floor: first.Floor, Deliver: first.Deliver,
+		Extra: []round{mk(10000, 7000, 6000, 3000), mk(8000, 6000, 4400, 1000)}} // 60%, 55%
+	r.finish(nil)
+
+	if len(r.Rounds) != 3 {
+		t.Fatalf("%d rounds summed up, want 3", len(r.Rounds))
+	}
+	if got := []float64{r.Rounds[0].BacklogCeilingPercent, r.Rounds[1].BacklogCeilingPercent, r.Rounds[2].BacklogCeilingPercent}; got[0] != 40 || got[1] != 60 || got[2] != 55 {
+		t.Errorf("backlog shares by round %v, want 40, 60, 55", got)
+	}
+	if r.Extra[1].Deliver.Backlog.FloorPercent < 73.3 || r.Extra[1].Deliver.Backlog.FloorPercent > 73.4 {
+		t.Errorf("round 3's backlog share of its floor %v, want 73.3", r.Extra[1].Deliver.Backlog.FloorPercent)
+	}
+	// The median of the shares, not the share of the medians (4400/10000).
+	if m := r.Median; m.BacklogCeilingPercent != 55 || m.BacklogPerSec != 4400 || m.CeilingPerSec != 10000 || m.FloodPerSec != 2000 {
+		t.Errorf("median %+v", m)
+	}
+	checks := r.targetChecks()
+	if want := "backlog deliveries (median of 3 rounds) 55% of the ceiling ≥ 50% ok (the floor: 75% of it)"; checks[0] != want {
+		t.Errorf("first check %q, want %q", checks[0], want)
+	}
+	if !strings.Contains(checks[3], "deliveries under the flood (median of 3 rounds) 2000/s ≥ 1500/s ok") {
+		t.Errorf("fourth check %q", checks[3])
+	}
+	var out strings.Builder
+	r.writeMarkdown(&out)
+	if !strings.Contains(out.String(), "| 3 | 8000 | 6000 (75%) | 4400 (55%, 73%) | 1000 (12%) |") || !strings.Contains(out.String(), "| median | 10000 |") {
+		t.Errorf("the rounds table is missing a row:\n%s", out.String())
+	}
+	if err := r.failed(); err != nil {
+		t.Fatalf("failed() = %v with every event delivered", err)
+	}
+	r.Extra[1].Deliver.Backlog.Missing = 1
+	if err := r.failed(); err == nil || !strings.Contains(err.Error(), "round 3") {
+		t.Errorf("failed() = %v with an event of round 3 missing", err)
+	}
+}

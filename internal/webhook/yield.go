@@ -34,8 +34,13 @@ const maxYieldWait = time.Second
 // fetched its job, read its event, recorded its attempt and completed its
 // job in statements of its own; together they share them (River fetches
 // and completes jobs in batches, and the recorder writes a group's
-// attempts in one statement), which costs the API less.
-const yieldTick = 50 * time.Millisecond
+// attempts in one statement), which costs the API less. At 500 a second,
+// ticks of 50 ms made groups of 25, whose fetches, completions and reads
+// took about twice a delivery's CPU at full speed; at 200 ms, groups of
+// 100, the API's drop under a backlog was 14.7% on the mean of seven runs
+// against 19% (docs/benchmarks.md, session 15). Deliveries of new events
+// do not wait for a tick: they go at once on their credits.
+const yieldTick = 200 * time.Millisecond
 
 // yielder paces deliveries while busy reports true.
 type yielder struct {

@@ -22,7 +22,7 @@ func TestYielderPacesWhileBusy(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	var busy atomic.Bool
-	y := newYielder(busy.Load, 200) // one every 5 ms; a burst of 10
+	y := newYielder(busy.Load, 20) // one every 50 ms; a burst of 10 (500 ms)
 	start := time.Now()
 	for range 100 {
 		if waited, later, err := y.wait(ctx); err != nil || waited != 0 || later != 0 {
@@ -36,19 +36,20 @@ func TestYielderPacesWhileBusy(t *testing.T) {
 	busy.Store(true)
 	start = time.Now()
 	var total time.Duration
-	for range 40 {
+	for range 30 {
 		waited, later, err := y.wait(ctx)
 		if err != nil || later != 0 {
 			t.Fatal(later, err)
 		}
 		total += waited
 	}
-	// They go out one every 5 ms from a virtual clock at most a burst
-	// (10 of them) behind: the last at (40-1-10) * 5 ms = 145 ms.
-	if took := time.Since(start); took < 140*time.Millisecond || took > 2*time.Second {
-		t.Fatalf("40 deliveries at 200/s with the API busy took %v, want about 145 ms", took)
+	// They go out one every 50 ms from a virtual clock at most a burst
+	// (10 of them) behind, at the end of the tick their turn falls in:
+	// the last at (30-1-10) * 50 ms = 950 ms, in the tick ending at 1 s.
+	if took := time.Since(start); took < 900*time.Millisecond || took > 3*time.Second {
+		t.Fatalf("30 deliveries at 20/s with the API busy took %v, want about 1 s", took)
 	}
-	if total < 100*time.Millisecond {
+	if total < 600*time.Millisecond {
 		t.Fatalf("the deliveries report %v of waiting", total)
 	}
 

@@ -34,12 +34,10 @@ const maxYieldWait = time.Second
 // fetched its job, read its event, recorded its attempt and completed its
 // job in statements of its own; together they share them (River fetches
 // and completes jobs in batches, and the recorder writes a group's
-// attempts in one statement), which costs the API less. At 500 a second,
-// ticks of 50 ms made groups of 25, whose fetches, completions and reads
-// took about twice a delivery's CPU at full speed; at 200 ms, groups of
-// 100, the API's drop under a backlog was 14.7% on the mean of seven runs
-// against 19% (docs/benchmarks.md, session 15). Deliveries of new events
-// do not wait for a tick: they go at once on their credits.
+// attempts in one statement), which costs the API less; the longer the
+// tick the more they share (50 ms against 200 ms: docs/benchmarks.md,
+// session 15). Deliveries of new events do not wait for a tick: they go
+// at once on their credits.
 const yieldTick = 200 * time.Millisecond
 
 // yielder paces deliveries while busy reports true.
@@ -47,7 +45,9 @@ type yielder struct {
 	busy func() bool
 	// interval is the time between two deliveries while busy (1/rate).
 	interval time.Duration
-	// burst is how many deliveries may go out at once after a pause.
+	// burst is how many deliveries may go out at once after a pause, as
+	// the time they take at the pace: ten of them, or a tick's worth if
+	// more (100 at 500 a second).
 	burst time.Duration
 
 	// start is the origin of the ticks' grid.
@@ -203,6 +203,9 @@ func (y *yielder) watch(idle chan struct{}) {
 	t := time.NewTicker(idlePoll)
 	defer t.Stop()
 	for range t.C {
+		// Read outside y.mu: a delivery that starts waiting as the API
+		// turns busy again may go with the others, a burst such as the
+		// pace allows after a pause anyway.
 		notBusy := !y.busy()
 		y.mu.Lock()
 		switch {

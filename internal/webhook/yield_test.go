@@ -109,7 +109,11 @@ func TestYielderWakesWhenIdle(t *testing.T) {
 			results <- result{waited, err}
 		}()
 	}
-	time.Sleep(50 * time.Millisecond)
+	waitFor(t, func() bool {
+		y.mu.Lock()
+		defer y.mu.Unlock()
+		return y.waiting == 4
+	})
 	busy.Store(false)
 	idleAt := time.Now()
 	for range 4 {
@@ -118,18 +122,67 @@ func TestYielderWakesWhenIdle(t *testing.T) {
 			t.Fatal(r.err)
 		}
 		if r.waited <= 0 || r.waited > 150*time.Millisecond {
-			t.Errorf("a delivery waiting while the API went idle waited %v, want about 50 ms", r.waited)
+			t.Errorf("a delivery waiting while the API went idle waited %v, want under %v", r.waited, 150*time.Millisecond)
 		}
 	}
 	if took := time.Since(idleAt); took > 100*time.Millisecond {
 		t.Fatalf("the waiting deliveries went out %v after the API went idle", took)
 	}
 
+	// The watcher is gone: a later spell starts one of its own.
+	waitFor(t, func() bool {
+		y.mu.Lock()
+		defer y.mu.Unlock()
+		return y.idle == nil
+	})
+
 	busy.Store(true)
 	for i := range 10 { // a fresh burst: no turn of the last spell is left
 		if waited, later, err := y.wait(ctx); err != nil || waited != 0 || later != 0 {
 			t.Fatalf("delivery %d of the next busy spell: waited %v, later %v, %v", i, waited, later, err)
 		}
+	}
+	// And it is paced again: after the one due now (at its tick's end),
+	// the next is an interval (200 ms) further.
+	if _, later, err := y.wait(ctx); err != nil || later != 0 {
+		t.Fatal(later, err)
+	}
+	if waited, later, err := y.wait(ctx); err != nil || later != 0 || waited < 150*time.Millisecond {
+		t.Fatalf("the delivery after the burst: waited %v, later %v, %v; want about 200 ms", waited, later, err)
+	}
+}
+
+// Deliveries whose turns fall in one tick go out together, at its end on
+// the grid of ticks since the yielder's start.
+func TestYielderGroupsByTick(t *testing.T) {
+	t.Parallel()
+	y := newYielder(func() bool { return true }, 100) // one every 10 ms; a burst of one tick (20)
+	for range 20 {
+		if waited, later, err := y.wait(context.Background()); err != nil || waited != 0 || later != 0 {
+			t.Fatal(waited, later, err)
+		}
+	}
+	// Five turns 0 to 40 ms away: one tick, or two if it ends among them.
+	done := make(chan time.Time, 5)
+	for range 5 {
+		go func() {
+			if _, later, err := y.wait(context.Background()); err != nil || later != 0 {
+				t.Error(later, err)
+			}
+			done <- time.Now()
+		}()
+	}
+	ends := map[time.Duration]int{}
+	for range 5 {
+		at := (<-done).Sub(y.start)
+		tick := at.Truncate(yieldTick)
+		if at-tick > 20*time.Millisecond {
+			t.Errorf("a delivery went %v after a tick's end, not at it", at-tick)
+		}
+		ends[tick]++
+	}
+	if len(ends) > 2 {
+		t.Errorf("five turns 40 ms apart went at %d tick ends, want one or two: %v", len(ends), ends)
 	}
 }
 

@@ -156,8 +156,8 @@ func measureDeliveries(ctx context.Context, o options, launcher *hitch.Launcher,
 const apiSettle = time.Second
 
 // drainBacklog creates o.events events while rcv holds every delivery,
-// waits apiSettle, lets them go, and times their delivery. Hitch must have been started
-// with a webhook timeout longer than the creating takes.
+// waits apiSettle, lets them go, and times their delivery. Hitch must have
+// been started with a webhook timeout longer than the creating takes.
 func drainBacklog(ctx context.Context, o options, launcher *hitch.Launcher, rcv *receiverProcess, h server, base string) (backlogDrain, error) {
 	var res backlogDrain
 	earlier, dupsBefore, _ := rcv.receipts()
@@ -172,7 +172,7 @@ func drainBacklog(ctx context.Context, o options, launcher *hitch.Launcher, rcv 
 	if cr.failures.Count() > 0 {
 		res.CreateErrors = cr.failures.ByKind
 	}
-	launcher.Progress("delivery: %d created in %.1fs; releasing them once the API has been idle for %v", len(cr.events), res.CreateSeconds, apiSettle)
+	launcher.Progress("delivery: %d created in %.1fs; releasing them %v after the last create", len(cr.events), res.CreateSeconds, apiSettle)
 	select {
 	case <-time.After(apiSettle):
 	case <-ctx.Done():

@@ -5,7 +5,8 @@
 // River jobs that only POST to the receiver (a delivery's floor), and how
 // much GET /accounts/get slows down while a delivery backlog drains:
 //
-//	go run ./bench/webhooks [--database-url postgres://…] [--events 20000] [--rounds 3] [--workers 50] [--duration 5s]
+//	go run ./bench/webhooks [--database-url postgres://…] [--events 20000]
+//		[--rounds 3] [--workers 50] [--duration 5s]
 //
 // The ceiling, the floor and the deliveries are measured --rounds times,
 // interleaved, and the targets are checked on their medians.

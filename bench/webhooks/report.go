@@ -220,7 +220,7 @@ func (r *report) failed() error {
 		}
 	}
 	switch {
-	case d.Missing > 0 || d.Backlog.Missing > 0 || b.DrainError != "":
+	case d.Missing > 0 || d.Backlog.Missing > 0 || d.DrainError != "" || b.DrainError != "":
 		return fmt.Errorf("events were not delivered (%d missing in the delivery phase, %d of its backlog)", d.Missing, d.Backlog.Missing)
 	case len(d.CreateErrors) > 0 || len(b.CreateErrors) > 0 || len(d.Backlog.CreateErrors) > 0 ||
 		slices.ContainsFunc(d.Paced, func(p pacedResult) bool { return p.Errors > 0 }):
@@ -303,7 +303,11 @@ func (r *report) writeMarkdown(w io.Writer) {
 // writeRounds prints every round and their median. The table above is the
 // first round's.
 func (r *report) writeRounds(w io.Writer) {
-	fmt.Fprintf(w, "%d rounds, interleaved (ceiling, floor, deliveries, then the next round), each on fresh databases and a fresh Hitch; the table above is round 1, which alone measured the paced latencies\n\n", len(r.Rounds))
+	paced := ""
+	if len(r.Deliver.Paced) > 0 {
+		paced = ", which alone measured the paced latencies"
+	}
+	fmt.Fprintf(w, "%d rounds, interleaved (ceiling, floor, deliveries, then the next round), each on fresh databases and a fresh Hitch; the table above is round 1%s. Each round's shares are its own; the median row takes each column's median apart, so its shares are not its throughputs' ratios.\n\n", len(r.Rounds), paced)
 	fmt.Fprintln(w, "| round | ceiling jobs/s | floor jobs/s (share of ceiling) | backlog deliveries/s (share of ceiling, of floor) | flood deliveries/s (share of ceiling) | flood p50 |")
 	fmt.Fprintln(w, "|---|--:|--:|--:|--:|--:|")
 	row := func(name string, s roundSummary) {

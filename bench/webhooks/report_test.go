@@ -9,16 +9,21 @@ import (
 // middle ones.
 func TestMedianOf(t *testing.T) {
 	t.Parallel()
-	odd := medianOf([]roundSummary{{CeilingPerSec: 9, BacklogCeilingPercent: 40}, {CeilingPerSec: 3, BacklogCeilingPercent: 60}, {CeilingPerSec: 5, BacklogCeilingPercent: 50}})
-	if odd.CeilingPerSec != 5 || odd.BacklogCeilingPercent != 50 {
-		t.Errorf("median of three: ceiling %v, share %v; want 5, 50", odd.CeilingPerSec, odd.BacklogCeilingPercent)
-	}
-	even := medianOf([]roundSummary{{FloorPerSec: 1}, {FloorPerSec: 10}, {FloorPerSec: 4}, {FloorPerSec: 6}})
-	if even.FloorPerSec != 5 {
-		t.Errorf("median of 1, 10, 4, 6 = %v, want 5", even.FloorPerSec)
-	}
-	if none := medianOf(nil); none != (roundSummary{}) {
-		t.Errorf("median of no rounds = %+v", none)
+	for _, tt := range []struct {
+		name   string
+		rounds []roundSummary
+		want   roundSummary
+	}{
+		{"none", nil, roundSummary{}},
+		{"one", []roundSummary{{CeilingPerSec: 7}}, roundSummary{CeilingPerSec: 7}},
+		{"three, each field apart",
+			[]roundSummary{{CeilingPerSec: 9, BacklogCeilingPercent: 40}, {CeilingPerSec: 3, BacklogCeilingPercent: 60}, {CeilingPerSec: 5, BacklogCeilingPercent: 50}},
+			roundSummary{CeilingPerSec: 5, BacklogCeilingPercent: 50}},
+		{"four", []roundSummary{{FloorPerSec: 1}, {FloorPerSec: 10}, {FloorPerSec: 4}, {FloorPerSec: 6}}, roundSummary{FloorPerSec: 5}},
+	} {
+		if got := medianOf(tt.rounds); got != tt.want {
+			t.Errorf("%s: medianOf = %+v, want %+v", tt.name, got, tt.want)
+		}
 	}
 }
 
@@ -65,8 +70,21 @@ func TestReportRounds(t *testing.T) {
 	if err := r.failed(); err != nil {
 		t.Fatalf("failed() = %v with every event delivered", err)
 	}
-	r.Extra[1].Deliver.Backlog.Missing = 1
-	if err := r.failed(); err == nil || !strings.Contains(err.Error(), "round 3") {
-		t.Errorf("failed() = %v with an event of round 3 missing", err)
+	for _, tt := range []struct {
+		name   string
+		mutate func(r *report)
+		want   string
+	}{
+		{"an extra round's backlog lost an event", func(r *report) { r.Extra[1].Deliver.Backlog.Missing = 1 }, "round 3"},
+		{"an extra round's flood lost an event", func(r *report) { r.Extra[0].Deliver.Missing = 1 }, "round 2"},
+		{"an extra round's creates failed", func(r *report) { r.Extra[0].Deliver.CreateErrors = map[string]int64{"status 500": 1} }, "round 2: creating"},
+		{"round 1's paced events were not all delivered", func(r *report) { r.Deliver.DrainError = "paced at 100/s: 1 missing" }, "not delivered"},
+	} {
+		broken := *r
+		broken.Extra = []round{r.Extra[0], r.Extra[1]}
+		tt.mutate(&broken)
+		if err := broken.failed(); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: failed() = %v, want an error naming %q", tt.name, err, tt.want)
+		}
 	}
 }

@@ -11,8 +11,8 @@ import (
 
 // run builds Hitch, then measures the queue ceiling, the delivery floor and
 // the deliveries --rounds times, and the API under a backlog, each on a
-// fresh database, and reports. Every child process, temporary directory and PostgreSQL schema
-// it made is gone when it returns, unless --keep.
+// fresh database, and reports. Every child process, temporary directory
+// and PostgreSQL schema it made is gone when it returns, unless --keep.
 func run(ctx context.Context, o options, out, errOut io.Writer) error {
 	launcher, err := hitch.NewLauncher(ctx, o.hitch, "hitch-bench-webhooks-", errOut)
 	if err != nil {
@@ -47,10 +47,11 @@ func run(ctx context.Context, o options, out, errOut io.Writer) error {
 }
 
 // round is one measurement of the ceiling, the floor and the deliveries,
-// in that order, each on a fresh database. One run on a 2-vCPU VM moved by
-// a quarter from one to the next, the ceiling as much as the deliveries,
-// so the checks take the median of a few rounds, interleaved, so that a
-// slow spell of the machine falls on all three alike.
+// in that order, each on a fresh database. On a 2-vCPU VM the backlog's
+// share of the ceiling ran from 33% to 68% in runs minutes apart, the
+// ceiling moving as much as the deliveries, so the checks take the median
+// of a few rounds, interleaved, so that a slow spell of the machine falls
+// on all three alike.
 type round struct {
 	Ceiling jobsResult     `json:"ceiling"`
 	Floor   jobsResult     `json:"floor"`

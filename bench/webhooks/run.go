@@ -21,9 +21,9 @@ func run(ctx context.Context, o options, out, errOut io.Writer) error {
 	defer launcher.Close()
 	rep := newReport(o, launcher.Store())
 
-	for round := 1; round <= o.rounds; round++ {
-		r, err := measureRound(ctx, o, launcher, round)
-		if round == 1 {
+	for n := 1; n <= o.rounds; n++ {
+		r, err := measureRound(ctx, o, launcher, n)
+		if n == 1 {
 			rep.Ceiling, rep.Floor, rep.Deliver = r.Ceiling, r.Floor, r.Deliver
 		} else {
 			rep.Extra = append(rep.Extra, r)

@@ -80,35 +80,32 @@ func (rd *round) summarize() roundSummary {
 	return s
 }
 
+// fields are s's fields, for what is done to each alike.
+func (s *roundSummary) fields() []*float64 {
+	return []*float64{&s.CeilingPerSec, &s.FloorPerSec, &s.BacklogPerSec, &s.FloodPerSec, &s.FloodP50Ms,
+		&s.FloorCeilingPercent, &s.BacklogCeilingPercent, &s.BacklogFloorPercent, &s.FloodCeilingPercent}
+}
+
 // medianOf is the median of the rounds, field by field (of the two middle
 // values, their mean).
 func medianOf(rounds []roundSummary) roundSummary {
-	med := func(field func(*roundSummary) float64) float64 {
-		v := make([]float64, len(rounds))
+	var m roundSummary
+	if len(rounds) == 0 {
+		return m
+	}
+	v := make([]float64, len(rounds))
+	for f, dst := range m.fields() {
 		for i := range rounds {
-			v[i] = field(&rounds[i])
+			v[i] = *rounds[i].fields()[f]
 		}
 		slices.Sort(v)
-		switch n := len(v); {
-		case n == 0:
-			return 0
-		case n%2 == 1:
-			return v[n/2]
-		default:
-			return (v[n/2-1] + v[n/2]) / 2
+		if n := len(v); n%2 == 1 {
+			*dst = v[n/2]
+		} else {
+			*dst = (v[n/2-1] + v[n/2]) / 2
 		}
 	}
-	return roundSummary{
-		CeilingPerSec:         med(func(s *roundSummary) float64 { return s.CeilingPerSec }),
-		FloorPerSec:           med(func(s *roundSummary) float64 { return s.FloorPerSec }),
-		BacklogPerSec:         med(func(s *roundSummary) float64 { return s.BacklogPerSec }),
-		FloodPerSec:           med(func(s *roundSummary) float64 { return s.FloodPerSec }),
-		FloodP50Ms:            med(func(s *roundSummary) float64 { return s.FloodP50Ms }),
-		FloorCeilingPercent:   med(func(s *roundSummary) float64 { return s.FloorCeilingPercent }),
-		BacklogCeilingPercent: med(func(s *roundSummary) float64 { return s.BacklogCeilingPercent }),
-		BacklogFloorPercent:   med(func(s *roundSummary) float64 { return s.BacklogFloorPercent }),
-		FloodCeilingPercent:   med(func(s *roundSummary) float64 { return s.FloodCeilingPercent }),
-	}
+	return m
 }
 
 // machine describes where the run happened.

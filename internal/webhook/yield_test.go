@@ -195,19 +195,11 @@ func TestYielderWatcherStops(t *testing.T) {
 			t.Fatal(later, err)
 		}
 	}
-	deadline := time.Now().Add(time.Second)
-	for {
+	waitFor(t, func() bool {
 		y.mu.Lock()
-		idle, waiting := y.idle, y.waiting
-		y.mu.Unlock()
-		if idle == nil && waiting == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("a second after the last wait: watcher %v, %d waiting", idle != nil, waiting)
-		}
-		time.Sleep(idlePoll)
-	}
+		defer y.mu.Unlock()
+		return y.idle == nil && y.waiting == 0
+	})
 }
 
 // A delivery whose turn is more than maxYieldWait away does not wait in

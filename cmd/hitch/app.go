@@ -72,6 +72,10 @@ type app struct {
 	// simulatorDone is closed once it has returned.
 	stopSimulator context.CancelFunc
 	simulatorDone chan struct{}
+	// stopArchiver ends the webhook archiver, and archiverDone is closed
+	// once it has returned, after its last pass.
+	stopArchiver context.CancelFunc
+	archiverDone chan struct{}
 }
 
 // now is the service clock: UTC, to the microsecond both databases keep.

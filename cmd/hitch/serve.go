@@ -111,6 +111,12 @@ func (a *app) startWorkers(ctx context.Context) error {
 		defer close(a.simulatorDone)
 		a.cards.RunSimulator(simCtx)
 	}()
+	archCtx, stopArchiver := context.WithCancel(context.WithoutCancel(ctx))
+	a.stopArchiver, a.archiverDone = stopArchiver, make(chan struct{})
+	go func() {
+		defer close(a.archiverDone)
+		a.webhooks.RunArchiver(archCtx)
+	}()
 	return nil
 }
 
@@ -129,6 +135,11 @@ func (a *app) stopWorkers() {
 	}
 	if err := a.queue.Stop(ctx); err != nil {
 		a.log.Warn("workers did not stop in time", "error", err)
+	}
+	// After River: its last completions are archived too.
+	if a.stopArchiver != nil {
+		a.stopArchiver()
+		<-a.archiverDone
 	}
 }
 

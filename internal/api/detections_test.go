@@ -3,7 +3,6 @@ package api_test
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -14,7 +13,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 
 	"github.com/hitchdev/hitch/client"
 	"github.com/hitchdev/hitch/internal/detection"
@@ -259,20 +257,8 @@ func TestDetectFromSession(t *testing.T) {
 func countRows(t *testing.T, st store.Store, table string) int {
 	t.Helper()
 	var n int
-	err := st.InTx(context.Background(), func(ex store.Executor) error {
-		query := `SELECT COUNT(*) FROM ` + table
-		switch tx := ex.(interface{ Raw() any }).Raw().(type) {
-		case *sql.Tx:
-			return tx.QueryRow(query).Scan(&n)
-		case pgx.Tx:
-			return tx.QueryRow(context.Background(), query).Scan(&n)
-		default:
-			return fmt.Errorf("unknown transaction %T", tx)
-		}
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	query := `SELECT COUNT(*) FROM ` + table
+	rawSQL(t, st, query, query, &n)
 	return n
 }
 

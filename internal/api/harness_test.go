@@ -181,6 +181,19 @@ func newHarness(t *testing.T, st store.Store, opts ...func(*harnessOptions)) *ha
 		t.Fatal(err)
 	}
 	if o.workers {
+		// Registered before River's stop, so run after it (t.Cleanup is
+		// last in, first out): the archiver's last pass sees River's last
+		// completions.
+		ctx, stop := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			h.webhooks.RunArchiver(ctx)
+		}()
+		t.Cleanup(func() {
+			stop()
+			<-done
+		})
 		if err := h.queue.Start(context.Background()); err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -14,9 +15,12 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
 
 	"github.com/hitchdev/hitch/client"
+	"github.com/hitchdev/hitch/internal/queue"
 	"github.com/hitchdev/hitch/internal/store"
+	"github.com/hitchdev/hitch/internal/webhook"
 	"github.com/hitchdev/hitch/internal/whsig/whsigtest"
 )
 
@@ -243,11 +247,10 @@ func TestWebhookRetriesKeepTheID(t *testing.T) {
 	}, withWorkers)
 }
 
-// A delivery job that runs again after its successful attempt was recorded
-// (the process died before River completed it) does not send the event a
-// second time. The test makes River run the completed job again, as its
-// rescuer would a job left running by a dead process.
-func TestWebhookJobRunAgainAfterItsSuccessDoesNotResend(t *testing.T) {
+// A success is written as its job's output and moved into the attempts
+// once River has completed the job: the attempt appears, and the job
+// leaves River's table.
+func TestWebhookSuccessIsArchivedFromItsJob(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, h *harness) {
 		rcv := newReceiver(t, nil)
@@ -255,73 +258,231 @@ func TestWebhookJobRunAgainAfterItsSuccessDoesNotResend(t *testing.T) {
 		if resp := h.do("POST", "/development/webhooks/test", map[string]any{"message": "once"}, nil); resp.status != 200 {
 			t.Fatalf("create test event: %d %s", resp.status, resp.body)
 		}
-		rcv.wait(t, 1)
-		jobState := func() (state string, attempt int) {
-			err := h.store.InTx(context.Background(), func(ex store.Executor) error {
-				const q = `SELECT state, attempt FROM river_job WHERE kind = 'webhook_delivery'`
-				switch tx := ex.(interface{ Raw() any }).Raw().(type) {
-				case *sql.Tx:
-					return tx.QueryRow(q).Scan(&state, &attempt)
-				case pgx.Tx:
-					return tx.QueryRow(context.Background(), q).Scan(&state, &attempt)
-				default:
-					return fmt.Errorf("unknown transaction %T", tx)
-				}
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			return state, attempt
+		id := rcv.wait(t, 1)[0].header.Get("webhook-id")
+		eventually(t, "the attempt archived", func() bool {
+			a := h.attempts(t, id)
+			return len(a) == 1 && a[0].Outcome == "succeeded" && a[0].Attempt == 1 &&
+				a[0].StatusCode != nil && *a[0].StatusCode == 200
+		})
+		eventually(t, "the job gone from River's table", func() bool { return deliveryJobs(t, h.store) == 0 })
+	}, withWorkers)
+}
+
+// A delivery job that runs again after an earlier run delivered does not
+// send the event a second time. River writes a job's output whatever its
+// state, so a job rescued as stuck while its run was delivering carries
+// the output when it runs again; the success is archived from it.
+func TestWebhookJobRunAgainAfterItsSuccessDoesNotResend(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, h *harness) {
+		rcv := newReceiver(t, nil)
+		ep := h.addEndpoint(t, rcv.url)
+		if resp := h.do("POST", "/development/webhooks/test", map[string]any{"message": "once"}, nil); resp.status != 200 {
+			t.Fatalf("create test event: %d %s", resp.status, resp.body)
 		}
-		eventually(t, "the job completed", func() bool { s, _ := jobState(); return s == "completed" })
-		// runAgain makes River run the job again; later, when its creation
-		// time moves past the attempt, as for a new job given an old id.
-		runAgain := func(later bool) {
-			sqliteSet, pgSet := "", ""
-			if later {
-				sqliteSet, pgSet = `, created_at = strftime('%Y-%m-%d %H:%M:%f', 'now', '+10 minutes')`, `, created_at = now() + interval '10 minutes'`
-			}
-			const q = `UPDATE river_job SET state = 'available', finalized_at = NULL%s WHERE kind = 'webhook_delivery'`
-			err := h.store.InTx(context.Background(), func(ex store.Executor) error {
-				switch tx := ex.(interface{ Raw() any }).Raw().(type) {
-				case *sql.Tx:
-					_, err := tx.Exec(fmt.Sprintf(q, sqliteSet))
-					return err
-				case pgx.Tx:
-					_, err := tx.Exec(context.Background(), fmt.Sprintf(q, pgSet))
-					return err
-				default:
-					return fmt.Errorf("unknown transaction %T", tx)
-				}
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-		}
-		runAgain(false)
-		eventually(t, "the job's second run to complete", func() bool {
-			s, attempt := jobState()
-			return s == "completed" && attempt == 2
+		eventID := rcv.wait(t, 1)[0].header.Get("webhook-id")
+		eventually(t, "the first attempt archived", func() bool { return len(h.attempts(t, eventID)) == 1 })
+
+		output := fmt.Sprintf(`{"output": {"attempt": 1, "started_us": %d, "duration_us": 1500, "status": 202}}`,
+			time.Now().UnixMicro())
+		jobID := insertDeliveryJob(t, h, eventID, ep.ID, output)
+		runAgain(t, h.store, jobID, false)
+		eventually(t, "the job's run and archive", func() bool {
+			a := h.attempts(t, eventID)
+			return len(a) == 2 && a[1].Outcome == "succeeded" && a[1].StatusCode != nil && *a[1].StatusCode == 202 &&
+				deliveryJobs(t, h.store) == 0
 		})
 		time.Sleep(100 * time.Millisecond) // a second delivery would be on its way
 		if n := len(rcv.wait(t, 1)); n != 1 {
 			t.Errorf("%d deliveries, want 1", n)
 		}
-		evs := h.events(h.clientID)
-		if len(evs) != 1 {
-			t.Fatalf("%d events, want 1", len(evs))
-		}
-		if a := h.attempts(t, evs[0].ID); len(a) != 1 || a[0].Outcome != "succeeded" {
-			t.Errorf("attempts after the second run: %+v, want the one success", a)
-		}
-		// A success recorded before the job was created is another job's.
-		runAgain(true)
-		rcv.wait(t, 2)
-		eventually(t, "the job's third run to complete", func() bool {
-			s, attempt := jobState()
-			return s == "completed" && attempt == 3
-		})
 	}, withWorkers)
+}
+
+// A success that ended a failing streak is written before its job
+// completes; a run of the job after it finds it and does not send the
+// event again, unless the attempt predates the job (another job that had
+// its id: River's SQLite ids can be reused).
+func TestWebhookJobRunAgainAfterAStreakEndingSuccess(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, h *harness) {
+		rcv := newReceiver(t, nil)
+		ep := h.addEndpoint(t, rcv.url)
+		if resp := h.do("POST", "/development/webhooks/test", map[string]any{"message": "once"}, nil); resp.status != 200 {
+			t.Fatalf("create test event: %d %s", resp.status, resp.body)
+		}
+		eventID := rcv.wait(t, 1)[0].header.Get("webhook-id")
+		eventually(t, "the first job archived", func() bool { return deliveryJobs(t, h.store) == 0 })
+
+		for i, later := range []bool{false, true} {
+			jobID := insertDeliveryJob(t, h, eventID, ep.ID, "")
+			status := 200
+			err := h.store.WebhookAttemptInsert(context.Background(), &store.WebhookAttempt{ClientID: h.clientID,
+				EventID: eventID, EndpointID: ep.ID, Attempt: 1, JobID: jobID, StartedAt: time.Now(),
+				StatusCode: &status, Outcome: store.AttemptSucceeded})
+			if err != nil {
+				t.Fatal(err)
+			}
+			runAgain(t, h.store, jobID, later)
+			eventually(t, "the job's run", func() bool { return deliveryJobs(t, h.store) == 0 })
+			time.Sleep(100 * time.Millisecond) // a delivery would be on its way
+			// The first run finds its attempt; the second, its job made
+			// later than the attempt, sends.
+			if n, want := len(rcv.wait(t, 1+i)), 1+i; n != want {
+				t.Errorf("run %d: %d deliveries, want %d", i+1, n, want)
+			}
+		}
+	}, withWorkers)
+}
+
+// Archiving moves completed delivery jobs, a batch at a time: each output
+// becomes its attempt, field for field, unless the endpoint is gone or
+// belongs to another developer; every job moved leaves River's table.
+func TestWebhookAttemptsArchive(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, h *harness) {
+		if resp := h.do("POST", "/development/webhooks/test", map[string]any{"message": "archive"}, nil); resp.status != 200 {
+			t.Fatalf("create test event: %d %s", resp.status, resp.body)
+		}
+		eventID := h.events(h.clientID)[0].ID
+		kept := h.addEndpoint(t, "http://127.0.0.1:1/kept")
+		removed := h.addEndpoint(t, "http://127.0.0.1:1/removed")
+		started := time.Date(2026, 11, 27, 13, 0, 0, 123456000, time.UTC)
+		output := fmt.Sprintf(`{"output": {"attempt": 2, "started_us": %d, "duration_us": 1500, "status": 201, "body": "h\u00e9llo"}}`,
+			started.UnixMicro())
+		jobs := []struct{ clientID, endpointID, metadata string }{
+			{h.clientID, kept.ID, output},
+			{h.clientID, removed.ID, output},
+			{"another-developer", kept.ID, output},
+			{h.clientID, kept.ID, ""},
+		}
+		for _, j := range jobs {
+			err := h.store.InTx(context.Background(), func(ex store.Executor) error {
+				return h.queue.InsertTx(context.Background(), ex, []river.InsertManyParams{{
+					Args:       webhook.DeliveryArgs{ClientID: j.clientID, EventID: eventID, EndpointID: j.endpointID},
+					InsertOpts: &river.InsertOpts{Queue: queue.QueueWebhooks, Metadata: []byte(cmp.Or(j.metadata, "{}"))}}})
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if resp := h.do("DELETE", "/webhooks/endpoints/"+removed.ID, nil, nil); resp.status != 200 {
+			t.Fatalf("remove endpoint: %d %s", resp.status, resp.body)
+		}
+		const complete = `UPDATE river_job SET state = 'completed', finalized_at = %s WHERE kind = 'webhook_delivery'`
+		rawSQL(t, h.store, fmt.Sprintf(complete, `strftime('%Y-%m-%d %H:%M:%f', 'now')`), fmt.Sprintf(complete, `now()`))
+
+		archive := func(limit int) int {
+			var n int
+			err := h.store.InTx(context.Background(), func(ex store.Executor) error {
+				var err error
+				n, err = ex.WebhookAttemptsArchive(context.Background(), webhook.JobKind, limit)
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		if n := archive(3); n != 3 {
+			t.Fatalf("first pass moved %d jobs, want its limit, 3", n)
+		}
+		if n := archive(3); n != 1 {
+			t.Fatalf("second pass moved %d jobs, want the last one", n)
+		}
+		if n := deliveryJobs(t, h.store); n != 0 {
+			t.Fatalf("%d delivery jobs left", n)
+		}
+		got, err := h.store.WebhookAttemptList(context.Background(), h.clientID, eventID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 1 {
+			t.Fatalf("%d attempts, want the one of the kept endpoint: %+v", len(got), got)
+		}
+		a := got[0]
+		if a.EndpointID != kept.ID || a.Attempt != 2 || !a.StartedAt.Equal(started) || a.Duration != 1500*time.Microsecond ||
+			a.StatusCode == nil || *a.StatusCode != 201 || a.ResponseBody != "héllo" || a.Outcome != store.AttemptSucceeded || a.Error != "" {
+			t.Errorf("archived attempt %+v (status %v), want endpoint %s, attempt 2, started %v, 1.5ms, 201, héllo",
+				a, a.StatusCode, kept.ID, started)
+		}
+		if got, err := h.store.WebhookAttemptList(context.Background(), "another-developer", eventID); err != nil || len(got) != 0 {
+			t.Errorf("another developer's attempts: %+v, %v", got, err)
+		}
+	})
+}
+
+// insertDeliveryJob inserts a delivery job of the event to the endpoint,
+// scheduled an hour away so that no worker takes it before runAgain, with
+// metadata if set, and returns its id.
+func insertDeliveryJob(t *testing.T, h *harness, eventID, endpointID, metadata string) int64 {
+	t.Helper()
+	opts := &river.InsertOpts{Queue: queue.QueueWebhooks, ScheduledAt: time.Now().Add(time.Hour)}
+	if metadata != "" {
+		opts.Metadata = []byte(metadata)
+	}
+	err := h.store.InTx(context.Background(), func(ex store.Executor) error {
+		return h.queue.InsertTx(context.Background(), ex, []river.InsertManyParams{{
+			Args: webhook.DeliveryArgs{ClientID: h.clientID, EventID: eventID, EndpointID: endpointID}, InsertOpts: opts}})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var id int64
+	const q = `SELECT id FROM river_job WHERE kind = 'webhook_delivery' AND state = 'scheduled'`
+	rawSQL(t, h.store, q, q, &id)
+	return id
+}
+
+// runAgain makes the job available as a job that ran once already; later
+// also moves its creation time 10 minutes ahead, as for a new job given an
+// old id.
+func runAgain(t *testing.T, st store.Store, jobID int64, later bool) {
+	t.Helper()
+	sqliteSet, pgSet := `strftime('%Y-%m-%d %H:%M:%f', 'now')`, `now()`
+	if later {
+		sqliteSet += `, created_at = strftime('%Y-%m-%d %H:%M:%f', 'now', '+10 minutes')`
+		pgSet += `, created_at = now() + interval '10 minutes'`
+	}
+	const q = `UPDATE river_job SET attempt = 1, state = 'available', scheduled_at = %s WHERE id = %d`
+	rawSQL(t, st, fmt.Sprintf(q, sqliteSet, jobID), fmt.Sprintf(q, pgSet, jobID))
+}
+
+// deliveryJobs counts the delivery jobs in River's table.
+func deliveryJobs(t *testing.T, st store.Store) int {
+	t.Helper()
+	var n int
+	const q = `SELECT count(*) FROM river_job WHERE kind = 'webhook_delivery'`
+	rawSQL(t, st, q, q, &n)
+	return n
+}
+
+// rawSQL runs a statement in a transaction of st: the SQLite or the
+// PostgreSQL text, by the store's dialect. With dest, it scans the one row
+// the statement returns.
+func rawSQL(t *testing.T, st store.Store, sqlite, postgres string, dest ...any) {
+	t.Helper()
+	err := st.InTx(context.Background(), func(ex store.Executor) error {
+		switch tx := ex.(interface{ Raw() any }).Raw().(type) {
+		case *sql.Tx:
+			if len(dest) > 0 {
+				return tx.QueryRow(sqlite).Scan(dest...)
+			}
+			_, err := tx.Exec(sqlite)
+			return err
+		case pgx.Tx:
+			if len(dest) > 0 {
+				return tx.QueryRow(context.Background(), postgres).Scan(dest...)
+			}
+			_, err := tx.Exec(context.Background(), postgres)
+			return err
+		default:
+			return fmt.Errorf("unknown transaction %T", tx)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 func TestWebhookGoneDisablesTheEndpoint(t *testing.T) {

@@ -85,7 +85,9 @@ func New(db store.Store, cfg Config) (*Queue, error) {
 		// job still running 10 s past it has lost its node.
 		RescueStuckJobsAfter: jobTimeout + 10*time.Second,
 		// Failed deliveries keep their errors in Hitch's own attempts table;
-		// River keeps finished jobs a day for operators to look at.
+		// River keeps finished jobs a day for operators to look at, except
+		// completed deliveries, which the webhook archiver moves into
+		// the attempts table as soon as River completes them.
 		CompletedJobRetentionPeriod: 24 * time.Hour,
 	}
 	if cfg.Logger == nil {

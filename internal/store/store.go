@@ -175,6 +175,13 @@ type Executor interface {
 	WebhookAttemptSucceeded(ctx context.Context, clientID, eventID string, jobID int64, since time.Time) (bool, error)
 	// WebhookAttemptList lists the attempts to deliver one event, in order.
 	WebhookAttemptList(ctx context.Context, clientID, eventID string) ([]*WebhookAttempt, error)
+	// WebhookAttemptsArchive moves up to limit completed delivery jobs
+	// (River kind jobKind) out of River's job table, oldest first: each
+	// job that carries an AttemptOutput becomes its succeeded attempt, in
+	// the same transaction as the job's deletion, unless its event or
+	// endpoint is gone; a job without one is only deleted (its attempt was
+	// written before it completed). It returns how many jobs it moved.
+	WebhookAttemptsArchive(ctx context.Context, jobKind string, limit int) (int, error)
 
 	// JWEKeyInsert stores a key; ErrConflict when Bootstrap is set and a
 	// bootstrap key exists already.
@@ -646,6 +653,20 @@ type WebhookAttempt struct {
 	ResponseBody string
 	Error        string
 	Outcome      string
+}
+
+// AttemptOutput is what a delivery job that succeeded records as its River
+// output (river.RecordOutput): River writes it in the statement that
+// completes the job, and WebhookAttemptsArchive makes it the job's
+// attempt. The job's arguments name the client, event and endpoint.
+type AttemptOutput struct {
+	// Attempt is the job's attempt that delivered.
+	Attempt int `json:"attempt"`
+	// StartedUS is when the request started, in Unix microseconds.
+	StartedUS  int64  `json:"started_us"`
+	DurationUS int64  `json:"duration_us"`
+	Status     int    `json:"status"`
+	Body       string `json:"body,omitempty"`
 }
 
 // JWEKey is an RSA key pair for card data encryption. The private key is

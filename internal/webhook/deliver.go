@@ -133,8 +133,17 @@ func (o *outcome) succeeded() bool { return o.status != nil && *o.status >= 200 
 
 // Work sends the event to the endpoint once, records the attempt, and
 // decides what follows: done, a retry, a wait the receiver asked for, or
-// (on 410 Gone) the endpoint disabled.
+// (on 410 Gone) the endpoint disabled. A job it completes is left for the
+// archiver.
 func (w *Worker) Work(ctx context.Context, job *river.Job[DeliveryArgs]) error {
+	err := w.work(ctx, job)
+	if err == nil {
+		w.s.completing()
+	}
+	return err
+}
+
+func (w *Worker) work(ctx context.Context, job *river.Job[DeliveryArgs]) error {
 	s, a := w.s, job.Args
 	// Waiting for the API is not an attempt: a delivery whose turn is far
 	// off, or whose wait was cut short (shutdown), is snoozed, which River
@@ -148,12 +157,17 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[DeliveryArgs]) error {
 		return river.JobSnooze(maxYieldWait)
 	}
 	if job.Attempt > 1 {
-		// A run after the first: if an earlier run of this job delivered
-		// and recorded the event but its process died before River
-		// completed the job, the receiver has it already. The job's
-		// creation time tells its attempts from those of an older job
-		// with the same id (River's SQLite ids can be reused once old
-		// jobs are deleted).
+		// A run after the first: if an earlier run delivered the event, the
+		// receiver has it already. Its output is on the job when River
+		// completed a job it had meanwhile rescued as stuck (River writes
+		// the output whatever the job's state). A success that ended a
+		// failing streak is in the attempts, written before the job
+		// completed; the job's creation time tells its attempts from
+		// those of an older job with the same id (River's SQLite ids can
+		// be reused once old jobs are deleted).
+		if r := gjson.GetBytes(job.Metadata, "output"); r.IsObject() {
+			return nil
+		}
 		delivered, err := s.store.WebhookAttemptSucceeded(ctx, a.ClientID, a.EventID, job.ID, job.CreatedAt.Add(-time.Minute))
 		if err != nil {
 			return err
@@ -207,7 +221,18 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[DeliveryArgs]) error {
 	// The attempt happened: record it even if the job's time ran out.
 	rctx := context.WithoutCancel(ctx)
 	if o.succeeded() {
-		err := s.recorder.record(&successRecord{ctx: rctx, attempt: attempt, clearFailing: ep.FailingSince != nil})
+		if ep.FailingSince == nil {
+			err = recordSuccess(ctx, attempt)
+		} else {
+			// The success ends the endpoint's failing streak, which is
+			// written at once, as a failure's start is, with the attempt.
+			err = s.store.InTx(rctx, func(ex store.Executor) error {
+				if _, err := ex.WebhookEndpointSetFailing(rctx, a.ClientID, ep.ID, nil); err != nil {
+					return err
+				}
+				return ex.WebhookAttemptInsert(rctx, attempt)
+			})
+		}
 		if err != nil {
 			return err
 		}

@@ -9,9 +9,9 @@ import (
 	"github.com/hitchdev/hitch/internal/store"
 )
 
-// loader reads what deliveries send (endpoint and event) in groups, as the
-// recorder writes their attempts: while a query runs, the deliveries that
-// arrive wait and are read together by the next. No timer is involved: a
+// loader reads what deliveries send (endpoint and event) in groups: while a
+// query runs, the deliveries that arrive wait and are read together by the
+// next. No timer is involved: a
 // delivery arriving at an idle loader is read at once, so a lone delivery
 // is not delayed. Under a backlog, River hands the workers jobs in
 // batches, and a batch's reads become a few queries (one on PostgreSQL,
@@ -35,6 +35,9 @@ type loadResult struct {
 	delivery *store.WebhookDelivery
 	err      error
 }
+
+// maxGroup bounds the deliveries one query reads.
+const maxGroup = 128
 
 // maxLoaders is how many group reads run at once: two, so that a delivery
 // arriving while one runs does not always wait for it.

@@ -12,6 +12,7 @@ type Metrics struct {
 	deliveries     *prometheus.CounterVec
 	attemptSeconds prometheus.Histogram
 	yieldSeconds   prometheus.Counter
+	archiveErrors  prometheus.Counter
 }
 
 func newMetrics() *Metrics {
@@ -30,13 +31,17 @@ func newMetrics() *Metrics {
 			Name: "hitch_webhook_yield_seconds_total",
 			Help: "Time deliveries waited for their turn while the API was busy (--webhook-busy-rate).",
 		}),
+		archiveErrors: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "hitch_webhook_archive_errors_total",
+			Help: "Passes that failed to move completed deliveries into their attempts (each is retried).",
+		}),
 	}
 }
 
 // Register adds the delivery metrics, and the queue's depth and age read
 // from the database at each scrape, to reg.
 func (s *Service) Register(reg prometheus.Registerer) error {
-	for _, c := range []prometheus.Collector{s.metrics.deliveries, s.metrics.attemptSeconds, s.metrics.yieldSeconds, &queueCollector{s: s}} {
+	for _, c := range []prometheus.Collector{s.metrics.deliveries, s.metrics.attemptSeconds, s.metrics.yieldSeconds, s.metrics.archiveErrors, &queueCollector{s: s}} {
 		if err := reg.Register(c); err != nil {
 			return err
 		}

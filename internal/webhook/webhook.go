@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -123,8 +124,11 @@ type Service struct {
 	clientSecretsMu sync.Mutex
 	clientSecrets   map[string]cachedSecret
 
-	recorder *recorder
-	loader   *loader
+	// archiveWake tells RunArchiver that a delivery succeeded, and
+	// unarchived counts this process's successes not yet archived.
+	archiveWake chan struct{}
+	unarchived  atomic.Int64
+	loader      *loader
 	// yield paces deliveries while the API is busy (nil: never).
 	yield *yielder
 }
@@ -179,7 +183,7 @@ func NewService(st store.Store, q *queue.Queue, box *seal.Box, secrets Secrets, 
 	}
 	s := &Service{store: st, queue: q, box: box, secrets: secrets, events: events, log: log, now: now,
 		cfg: cfg, policy: policy, client: netguard.NewHTTPClient(policy, cfg.Timeout, cfg.Workers), metrics: newMetrics(),
-		clientSecrets: map[string]cachedSecret{}, recorder: newRecorder(st), loader: newLoader(st), yield: newYielder(cfg.APIBusy, cfg.BusyRate)}
+		clientSecrets: map[string]cachedSecret{}, archiveWake: make(chan struct{}, 1), loader: newLoader(st), yield: newYielder(cfg.APIBusy, cfg.BusyRate)}
 	events.SetDispatcher(s)
 	return s
 }

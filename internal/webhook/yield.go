@@ -33,8 +33,8 @@ const maxYieldWait = time.Second
 // tick go out together at its end. Spaced out one by one, each delivery
 // fetched its job, read its event, recorded its attempt and completed its
 // job in statements of its own; together they share them (River fetches
-// and completes jobs in batches, and the recorder writes a group's
-// attempts in one statement), which costs the API less; the longer the
+// and completes jobs in batches, a successful attempt with its job's
+// completion), which costs the API less; the longer the
 // tick the more they share (50 ms against 200 ms: docs/benchmarks.md,
 // session 15). Deliveries of new events do not wait for a tick: they go
 // at once on their credits.

@@ -486,6 +486,64 @@ func (e *executor) WebhookAttemptList(ctx context.Context, clientID, eventID str
 	}, e, "webhook attempt: list")
 }
 
+// completedJobs selects the ids of the oldest completed jobs of kind $1, at
+// most $2, by River's index on (state, finalized_at).
+const completedJobs = `SELECT id FROM river_job
+	WHERE state = 'completed' AND finalized_at IS NOT NULL AND kind = $1
+	ORDER BY finalized_at, id LIMIT $2`
+
+// archivePostgres moves completed delivery jobs into webhook_attempts in
+// one statement. SKIP LOCKED lets the nodes of a cluster archive at once
+// without waiting on each other's rows. The event id is cast only when it
+// looks like a uuid, so that no job's arguments can fail the batch.
+const archivePostgres = `WITH moved AS (
+	DELETE FROM river_job WHERE id IN (` + completedJobs + ` FOR UPDATE SKIP LOCKED)
+	RETURNING id, args, metadata -> 'output' AS output
+), archived AS (
+	INSERT INTO webhook_attempts (client_id, event_id, endpoint_id, attempt, job_id, started_at, duration_us,
+		status_code, response_body, error, outcome)
+	SELECT w.client_id, e.id, w.id, (m.output ->> 'attempt')::int, m.id,
+		to_timestamp(0) + (m.output ->> 'started_us')::bigint * interval '1 microsecond',
+		(m.output ->> 'duration_us')::bigint, (m.output ->> 'status')::int, coalesce(m.output ->> 'body', ''),
+		'', 'succeeded'
+	FROM moved m
+	JOIN webhook_endpoints w ON w.id = m.args ->> 'endpoint_id' AND w.client_id = m.args ->> 'client_id'
+	JOIN events e ON e.id = CASE WHEN m.args ->> 'event_id' ~ '^[0-9a-fA-F-]{36}$'
+		THEN (m.args ->> 'event_id')::uuid END AND e.client_id = w.client_id
+	WHERE m.output IS NOT NULL AND jsonb_typeof(m.output) = 'object'
+)
+SELECT count(*) FROM moved`
+
+// archiveSQLite is archivePostgres in two statements, which select the same
+// jobs: the transaction holds SQLite's only writer.
+const (
+	archiveSQLite = `INSERT INTO webhook_attempts (client_id, event_id, endpoint_id, attempt, job_id, started_at,
+		duration_us, status_code, response_body, error, outcome)
+	SELECT w.client_id, e.id, w.id, json_extract(j.metadata, '$.output.attempt'), j.id,
+		json_extract(j.metadata, '$.output.started_us'), json_extract(j.metadata, '$.output.duration_us'),
+		json_extract(j.metadata, '$.output.status'), coalesce(json_extract(j.metadata, '$.output.body'), ''),
+		'', 'succeeded'
+	FROM river_job j
+	JOIN webhook_endpoints w ON w.id = json_extract(j.args, '$.endpoint_id')
+		AND w.client_id = json_extract(j.args, '$.client_id')
+	JOIN events e ON e.id = json_extract(j.args, '$.event_id') AND e.client_id = w.client_id
+	WHERE j.id IN (` + completedJobs + `) AND json_type(j.metadata, '$.output') = 'object'`
+	archiveDeleteSQLite = `DELETE FROM river_job WHERE id IN (` + completedJobs + `)`
+)
+
+func (e *executor) WebhookAttemptsArchive(ctx context.Context, jobKind string, limit int) (int, error) {
+	if e.drv.Name() == "postgres" {
+		var n int
+		err := e.conn.QueryRow(ctx, archivePostgres, jobKind, limit).Scan(&n)
+		return n, e.wrap("webhook attempt: archive", err)
+	}
+	if _, err := e.conn.Exec(ctx, archiveSQLite, jobKind, limit); err != nil {
+		return 0, e.wrap("webhook attempt: archive", err)
+	}
+	n, err := e.conn.Exec(ctx, archiveDeleteSQLite, jobKind, limit)
+	return int(n), e.wrap("webhook attempt: archive", err)
+}
+
 // nullTs is ts for an optional time.
 func (e *executor) nullTs(t *time.Time) any {
 	if t == nil {

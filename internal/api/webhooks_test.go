@@ -253,12 +253,7 @@ func TestWebhookRetriesKeepTheID(t *testing.T) {
 func TestWebhookSuccessIsArchivedFromItsJob(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, h *harness) {
-		rcv := newReceiver(t, nil)
-		h.addEndpoint(t, rcv.url)
-		if resp := h.do("POST", "/development/webhooks/test", map[string]any{"message": "once"}, nil); resp.status != 200 {
-			t.Fatalf("create test event: %d %s", resp.status, resp.body)
-		}
-		id := rcv.wait(t, 1)[0].header.Get("webhook-id")
+		_, _, id := deliverTestEvent(t, h)
 		eventually(t, "the attempt archived", func() bool {
 			a := h.attempts(t, id)
 			return len(a) == 1 && a[0].Outcome == "succeeded" && a[0].Attempt == 1 &&
@@ -275,12 +270,7 @@ func TestWebhookSuccessIsArchivedFromItsJob(t *testing.T) {
 func TestWebhookJobRunAgainAfterItsSuccessDoesNotResend(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, h *harness) {
-		rcv := newReceiver(t, nil)
-		ep := h.addEndpoint(t, rcv.url)
-		if resp := h.do("POST", "/development/webhooks/test", map[string]any{"message": "once"}, nil); resp.status != 200 {
-			t.Fatalf("create test event: %d %s", resp.status, resp.body)
-		}
-		eventID := rcv.wait(t, 1)[0].header.Get("webhook-id")
+		rcv, ep, eventID := deliverTestEvent(t, h)
 		eventually(t, "the first attempt archived", func() bool { return len(h.attempts(t, eventID)) == 1 })
 
 		output := fmt.Sprintf(`{"output": {"attempt": 1, "started_us": %d, "duration_us": 1500, "status": 202}}`,
@@ -306,12 +296,7 @@ func TestWebhookJobRunAgainAfterItsSuccessDoesNotResend(t *testing.T) {
 func TestWebhookJobRunAgainAfterAStreakEndingSuccess(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, h *harness) {
-		rcv := newReceiver(t, nil)
-		ep := h.addEndpoint(t, rcv.url)
-		if resp := h.do("POST", "/development/webhooks/test", map[string]any{"message": "once"}, nil); resp.status != 200 {
-			t.Fatalf("create test event: %d %s", resp.status, resp.body)
-		}
-		eventID := rcv.wait(t, 1)[0].header.Get("webhook-id")
+		rcv, ep, eventID := deliverTestEvent(t, h)
 		eventually(t, "the first job archived", func() bool { return deliveryJobs(t, h.store) == 0 })
 
 		for i, later := range []bool{false, true} {
@@ -410,6 +395,19 @@ func TestWebhookAttemptsArchive(t *testing.T) {
 			t.Errorf("another developer's attempts: %+v, %v", got, err)
 		}
 	})
+}
+
+// deliverTestEvent adds an endpoint on a new receiver, creates a TEST
+// event and waits for its delivery; it returns the receiver, the endpoint
+// and the event's id.
+func deliverTestEvent(t *testing.T, h *harness) (*receiver, endpointResp, string) {
+	t.Helper()
+	rcv := newReceiver(t, nil)
+	ep := h.addEndpoint(t, rcv.url)
+	if resp := h.do("POST", "/development/webhooks/test", map[string]any{"message": "once"}, nil); resp.status != 200 {
+		t.Fatalf("create test event: %d %s", resp.status, resp.body)
+	}
+	return rcv, ep, rcv.wait(t, 1)[0].header.Get("webhook-id")
 }
 
 // insertDeliveryJob inserts a delivery job of the event to the endpoint,

@@ -1,7 +1,6 @@
 package api_test
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -9,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -254,12 +254,19 @@ func TestWebhookSuccessIsArchivedFromItsJob(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, h *harness) {
 		_, _, id := deliverTestEvent(t, h)
-		eventually(t, "the attempt archived", func() bool {
+		// Well within the 10 s sweep: the success itself wakes the archiver.
+		deadline := time.Now().Add(3 * time.Second)
+		for {
 			a := h.attempts(t, id)
-			return len(a) == 1 && a[0].Outcome == "succeeded" && a[0].Attempt == 1 &&
-				a[0].StatusCode != nil && *a[0].StatusCode == 200
-		})
-		eventually(t, "the job gone from River's table", func() bool { return deliveryJobs(t, h.store) == 0 })
+			if len(a) == 1 && a[0].Outcome == "succeeded" && a[0].Attempt == 1 && a[0].StatusCode != nil &&
+				*a[0].StatusCode == 200 && deliveryJobs(t, h.store) == 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("3 s after the delivery: attempts %+v, %d delivery jobs left", a, deliveryJobs(t, h.store))
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
 	}, withWorkers)
 }
 
@@ -276,7 +283,7 @@ func TestWebhookJobRunAgainAfterItsSuccessDoesNotResend(t *testing.T) {
 		output := fmt.Sprintf(`{"output": {"attempt": 1, "started_us": %d, "duration_us": 1500, "status": 202}}`,
 			time.Now().UnixMicro())
 		jobID := insertDeliveryJob(t, h, eventID, ep.ID, output)
-		runAgain(t, h.store, jobID, false)
+		runAgain(t, h.store, jobID)
 		eventually(t, "the job's run and archive", func() bool {
 			a := h.attempts(t, eventID)
 			return len(a) == 2 && a[1].Outcome == "succeeded" && a[1].StatusCode != nil && *a[1].StatusCode == 202 &&
@@ -289,43 +296,74 @@ func TestWebhookJobRunAgainAfterItsSuccessDoesNotResend(t *testing.T) {
 	}, withWorkers)
 }
 
-// A success that ended a failing streak is written before its job
-// completes; a run of the job after it finds it and does not send the
-// event again, unless the attempt predates the job (another job that had
-// its id: River's SQLite ids can be reused).
-func TestWebhookJobRunAgainAfterAStreakEndingSuccess(t *testing.T) {
+// A resend whose first attempt fails is retried and delivered. On SQLite
+// River gives a new job the id of a job just archived (its ids are the
+// highest plus one), so nothing may take an attempt of that job for the
+// resend's.
+func TestWebhookResendAfterAnArchivedSuccess(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, h *harness) {
-		rcv, ep, eventID := deliverTestEvent(t, h)
-		eventually(t, "the first job archived", func() bool { return deliveryJobs(t, h.store) == 0 })
-
-		for i, later := range []bool{false, true} {
-			jobID := insertDeliveryJob(t, h, eventID, ep.ID, "")
-			status := 200
-			err := h.store.WebhookAttemptInsert(context.Background(), &store.WebhookAttempt{ClientID: h.clientID,
-				EventID: eventID, EndpointID: ep.ID, Attempt: 1, JobID: jobID, StartedAt: time.Now(),
-				StatusCode: &status, Outcome: store.AttemptSucceeded})
-			if err != nil {
-				t.Fatal(err)
+		rcv := newReceiver(t, func(n int, w http.ResponseWriter) {
+			if n == 2 { // the resend's first attempt
+				w.WriteHeader(http.StatusInternalServerError)
 			}
-			runAgain(t, h.store, jobID, later)
-			eventually(t, "the job's run", func() bool { return deliveryJobs(t, h.store) == 0 })
-			time.Sleep(100 * time.Millisecond) // a delivery would be on its way
-			// The first run finds its attempt; the second, its job made
-			// later than the attempt, sends.
-			if n, want := len(rcv.wait(t, 1+i)), 1+i; n != want {
-				t.Errorf("run %d: %d deliveries, want %d", i+1, n, want)
-			}
+		})
+		h.addEndpoint(t, rcv.url)
+		if resp := h.do("POST", "/development/webhooks/test", nil, nil); resp.status != 200 {
+			t.Fatalf("create test event: %d %s", resp.status, resp.body)
 		}
+		eventID := rcv.wait(t, 1)[0].header.Get("webhook-id")
+		eventually(t, "the first job archived", func() bool { return deliveryJobs(t, h.store) == 0 })
+		if resp := h.do("POST", "/webhooks/events/"+eventID+"/resend", nil, nil); resp.status != 200 {
+			t.Fatalf("resend: %d %s", resp.status, resp.body)
+		}
+		rcv.wait(t, 3)
+		eventually(t, "the resend's success", func() bool {
+			a := h.attempts(t, eventID)
+			return len(a) == 3 && a[1].Outcome == "failed" && a[2].Outcome == "succeeded"
+		})
 	}, withWorkers)
 }
 
-// Archiving moves completed delivery jobs, a batch at a time: each output
-// becomes its attempt, field for field, unless the endpoint is gone or
-// belongs to another developer; every job moved leaves River's table.
+// A 2xx whose body holds a NUL byte (which PostgreSQL refuses in text and
+// jsonb) is recorded with the byte replaced, and deliveries go on.
+func TestWebhookResponseWithNUL(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, h *harness) {
+		rcv := newReceiver(t, func(_ int, w http.ResponseWriter) { _, _ = w.Write([]byte("ok\x00!")) })
+		h.addEndpoint(t, rcv.url)
+		for i := range 2 {
+			if resp := h.do("POST", "/development/webhooks/test", map[string]any{"message": fmt.Sprint(i)}, nil); resp.status != 200 {
+				t.Fatalf("create test event: %d %s", resp.status, resp.body)
+			}
+		}
+		got := rcv.wait(t, 2)
+		for _, d := range got {
+			id := d.header.Get("webhook-id")
+			eventually(t, "the attempt of "+id, func() bool {
+				resp := h.do("GET", "/webhooks/events/"+id+"/attempts", nil, nil)
+				var out struct {
+					Data []struct {
+						Outcome      string `json:"outcome"`
+						ResponseBody string `json:"response_body"`
+					}
+				}
+				return resp.status == 200 && json.Unmarshal(resp.body, &out) == nil && len(out.Data) == 1 &&
+					out.Data[0].Outcome == "succeeded" && out.Data[0].ResponseBody == "ok\uFFFD!"
+			})
+		}
+		eventually(t, "no delivery job left", func() bool { return deliveryJobs(t, h.store) == 0 })
+	}, withWorkers)
+}
+
+// Archiving moves completed delivery jobs finalized since a time, a
+// batch at a time, oldest first: each output becomes its attempt, field
+// for field, unless the endpoint is gone or belongs to another developer;
+// every job moved leaves River's table, and no other job does.
 func TestWebhookAttemptsArchive(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, h *harness) {
+		ctx := context.Background()
 		if resp := h.do("POST", "/development/webhooks/test", map[string]any{"message": "archive"}, nil); resp.status != 200 {
 			t.Fatalf("create test event: %d %s", resp.status, resp.body)
 		}
@@ -333,19 +371,23 @@ func TestWebhookAttemptsArchive(t *testing.T) {
 		kept := h.addEndpoint(t, "http://127.0.0.1:1/kept")
 		removed := h.addEndpoint(t, "http://127.0.0.1:1/removed")
 		started := time.Date(2026, 11, 27, 13, 0, 0, 123456000, time.UTC)
-		output := fmt.Sprintf(`{"output": {"attempt": 2, "started_us": %d, "duration_us": 1500, "status": 201, "body": "h\u00e9llo"}}`,
-			started.UnixMicro())
+		output := func(status int) string {
+			return fmt.Sprintf(`{"output": {"attempt": 2, "started_us": %d, "duration_us": 1500, "status": %d, "body": "h\u00e9llo"}}`,
+				started.UnixMicro(), status)
+		}
 		jobs := []struct{ clientID, endpointID, metadata string }{
-			{h.clientID, kept.ID, output},
-			{h.clientID, removed.ID, output},
-			{"another-developer", kept.ID, output},
-			{h.clientID, kept.ID, ""},
+			{"another-developer", kept.ID, output(201)}, // 1: another developer's endpoint
+			{h.clientID, removed.ID, output(202)},       // 2: its endpoint removed
+			{h.clientID, kept.ID, "{}"},                 // 3: no output
+			{h.clientID, kept.ID, output(203)},          // 4: beyond the first batch
+			{h.clientID, kept.ID, output(204)},          // 5: not completed
+			{h.clientID, kept.ID, output(205)},          // 6: finalized two hours ago
 		}
 		for _, j := range jobs {
-			err := h.store.InTx(context.Background(), func(ex store.Executor) error {
-				return h.queue.InsertTx(context.Background(), ex, []river.InsertManyParams{{
+			err := h.store.InTx(ctx, func(ex store.Executor) error {
+				return h.queue.InsertTx(ctx, ex, []river.InsertManyParams{{
 					Args:       webhook.DeliveryArgs{ClientID: j.clientID, EventID: eventID, EndpointID: j.endpointID},
-					InsertOpts: &river.InsertOpts{Queue: queue.QueueWebhooks, Metadata: []byte(cmp.Or(j.metadata, "{}"))}}})
+					InsertOpts: &river.InsertOpts{Queue: queue.QueueWebhooks, Metadata: []byte(j.metadata)}}})
 			})
 			if err != nil {
 				t.Fatal(err)
@@ -354,14 +396,19 @@ func TestWebhookAttemptsArchive(t *testing.T) {
 		if resp := h.do("DELETE", "/webhooks/endpoints/"+removed.ID, nil, nil); resp.status != 200 {
 			t.Fatalf("remove endpoint: %d %s", resp.status, resp.body)
 		}
-		const complete = `UPDATE river_job SET state = 'completed', finalized_at = %s WHERE kind = 'webhook_delivery'`
+		const complete = `UPDATE river_job SET state = 'completed', finalized_at = %s
+			WHERE id IN (SELECT id FROM river_job WHERE kind = 'webhook_delivery' ORDER BY id LIMIT 4)`
 		rawSQL(t, h.store, fmt.Sprintf(complete, `strftime('%Y-%m-%d %H:%M:%f', 'now')`), fmt.Sprintf(complete, `now()`))
+		const old = `UPDATE river_job SET state = 'completed', finalized_at = %s
+			WHERE id = (SELECT max(id) FROM river_job WHERE kind = 'webhook_delivery')`
+		rawSQL(t, h.store, fmt.Sprintf(old, `strftime('%Y-%m-%d %H:%M:%f', 'now', '-2 hours')`),
+			fmt.Sprintf(old, `now() - interval '2 hours'`))
 
-		archive := func(limit int) int {
+		archive := func(since time.Time) int {
 			var n int
-			err := h.store.InTx(context.Background(), func(ex store.Executor) error {
+			err := h.store.InTx(ctx, func(ex store.Executor) error {
 				var err error
-				n, err = ex.WebhookAttemptsArchive(context.Background(), webhook.JobKind, limit)
+				n, err = ex.WebhookAttemptsArchive(ctx, webhook.JobKind, since, 3)
 				return err
 			})
 			if err != nil {
@@ -369,29 +416,44 @@ func TestWebhookAttemptsArchive(t *testing.T) {
 			}
 			return n
 		}
-		if n := archive(3); n != 3 {
-			t.Fatalf("first pass moved %d jobs, want its limit, 3", n)
+		statuses := func() (codes []int) {
+			got, err := h.store.WebhookAttemptList(ctx, h.clientID, eventID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, a := range got {
+				if a.EndpointID != kept.ID || a.Attempt != 2 || !a.StartedAt.Equal(started) || a.Duration != 1500*time.Microsecond ||
+					a.StatusCode == nil || a.ResponseBody != "héllo" || a.Outcome != store.AttemptSucceeded || a.Error != "" {
+					t.Errorf("archived attempt %+v, want endpoint %s, attempt 2, started %v, 1.5ms, héllo", a, kept.ID, started)
+				}
+				if a.StatusCode != nil {
+					codes = append(codes, *a.StatusCode)
+				}
+			}
+			return codes
 		}
-		if n := archive(3); n != 1 {
-			t.Fatalf("second pass moved %d jobs, want the last one", n)
+		recent := time.Now().Add(-time.Minute)
+		for i, want := range []struct {
+			since  time.Time
+			moved  int
+			status []int
+		}{
+			{recent, 3, nil},                  // jobs 1-3: none becomes an attempt
+			{recent, 1, []int{203}},           // job 4
+			{recent, 0, []int{203}},           // job 6 is older than the bound; job 5 is not complete
+			{time.Time{}, 1, []int{203, 205}}, // job 6
+		} {
+			if n := archive(want.since); n != want.moved {
+				t.Fatalf("pass %d moved %d jobs, want %d", i+1, n, want.moved)
+			}
+			if got := statuses(); !slices.Equal(got, want.status) {
+				t.Fatalf("after pass %d: attempts with statuses %v, want %v", i+1, got, want.status)
+			}
 		}
-		if n := deliveryJobs(t, h.store); n != 0 {
-			t.Fatalf("%d delivery jobs left", n)
+		if n := deliveryJobs(t, h.store); n != 1 {
+			t.Fatalf("%d delivery jobs left, want the one not completed", n)
 		}
-		got, err := h.store.WebhookAttemptList(context.Background(), h.clientID, eventID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(got) != 1 {
-			t.Fatalf("%d attempts, want the one of the kept endpoint: %+v", len(got), got)
-		}
-		a := got[0]
-		if a.EndpointID != kept.ID || a.Attempt != 2 || !a.StartedAt.Equal(started) || a.Duration != 1500*time.Microsecond ||
-			a.StatusCode == nil || *a.StatusCode != 201 || a.ResponseBody != "héllo" || a.Outcome != store.AttemptSucceeded || a.Error != "" {
-			t.Errorf("archived attempt %+v (status %v), want endpoint %s, attempt 2, started %v, 1.5ms, 201, héllo",
-				a, a.StatusCode, kept.ID, started)
-		}
-		if got, err := h.store.WebhookAttemptList(context.Background(), "another-developer", eventID); err != nil || len(got) != 0 {
+		if got, err := h.store.WebhookAttemptList(ctx, "another-developer", eventID); err != nil || len(got) != 0 {
 			t.Errorf("another developer's attempts: %+v, %v", got, err)
 		}
 	})
@@ -432,18 +494,11 @@ func insertDeliveryJob(t *testing.T, h *harness, eventID, endpointID, metadata s
 	return id
 }
 
-// runAgain makes the job available as a job that ran once already; later
-// also moves its creation time 10 minutes ahead, as for a new job given an
-// old id.
-func runAgain(t *testing.T, st store.Store, jobID int64, later bool) {
+// runAgain makes the job available as a job that ran once already.
+func runAgain(t *testing.T, st store.Store, jobID int64) {
 	t.Helper()
-	sqliteSet, pgSet := `strftime('%Y-%m-%d %H:%M:%f', 'now')`, `now()`
-	if later {
-		sqliteSet += `, created_at = strftime('%Y-%m-%d %H:%M:%f', 'now', '+10 minutes')`
-		pgSet += `, created_at = now() + interval '10 minutes'`
-	}
 	const q = `UPDATE river_job SET attempt = 1, state = 'available', scheduled_at = %s WHERE id = %d`
-	rawSQL(t, st, fmt.Sprintf(q, sqliteSet, jobID), fmt.Sprintf(q, pgSet, jobID))
+	rawSQL(t, st, fmt.Sprintf(q, `strftime('%Y-%m-%d %H:%M:%f', 'now')`, jobID), fmt.Sprintf(q, `now()`, jobID))
 }
 
 // deliveryJobs counts the delivery jobs in River's table.

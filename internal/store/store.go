@@ -170,18 +170,18 @@ type Executor interface {
 	// WebhookAttemptInsertMany records attempts with as few statements as
 	// it can.
 	WebhookAttemptInsertMany(ctx context.Context, attempts []*WebhookAttempt) error
-	// WebhookAttemptSucceeded reports whether the delivery job jobID of
-	// the event recorded a successful attempt started at or after since.
-	WebhookAttemptSucceeded(ctx context.Context, clientID, eventID string, jobID int64, since time.Time) (bool, error)
-	// WebhookAttemptList lists the attempts to deliver one event, in order.
+	// WebhookAttemptList lists the attempts to deliver one event, in the
+	// order they started.
 	WebhookAttemptList(ctx context.Context, clientID, eventID string) ([]*WebhookAttempt, error)
 	// WebhookAttemptsArchive moves up to limit completed delivery jobs
-	// (River kind jobKind) out of River's job table, oldest first: each
-	// job that carries an AttemptOutput becomes its succeeded attempt, in
-	// the same transaction as the job's deletion, unless its event or
-	// endpoint is gone; a job without one is only deleted (its attempt was
-	// written before it completed). It returns how many jobs it moved.
-	WebhookAttemptsArchive(ctx context.Context, jobKind string, limit int) (int, error)
+	// (River kind jobKind) finalized at or after since out of River's job
+	// table, oldest first: each job that carries an AttemptOutput becomes
+	// its succeeded attempt, in the same transaction as the job's
+	// deletion, unless its event or endpoint is gone (or the endpoint is
+	// another client's); a job without one is only deleted. It returns how
+	// many jobs it moved. Call it in a transaction (InTx): on SQLite it is
+	// two statements.
+	WebhookAttemptsArchive(ctx context.Context, jobKind string, since time.Time, limit int) (int, error)
 
 	// JWEKeyInsert stores a key; ErrConflict when Bootstrap is set and a
 	// bootstrap key exists already.

@@ -65,17 +65,21 @@ func (s *Service) RunArchiver(ctx context.Context) {
 	for {
 		select {
 		case <-ctx.Done():
-			final, cancel := context.WithTimeout(context.WithoutCancel(ctx), RecordSlack)
-			defer cancel()
-			s.archiveAll(final)
+			s.archiveAll(time.Time{})
 			return
 		case <-s.archiveWake:
 			s.archivePending(ctx)
 		case <-sweep.C:
-			s.archiveAll(ctx)
+			s.archiveAll(time.Time{})
 		}
 	}
 }
+
+// archiveLookback bounds the passes made for this process's jobs to those
+// River finalized this recently (it finalizes a job when its run ends and
+// commits that within a few hundred milliseconds); the sweep looks at
+// every completed job.
+const archiveLookback = time.Minute
 
 // archivePending runs a pass every archiveDelay until the jobs this process
 // completed are archived, or for archiveGiveUp without one moving.
@@ -87,7 +91,7 @@ func (s *Service) archivePending(ctx context.Context) {
 			return
 		case <-time.After(archiveDelay):
 		}
-		n := int64(s.archiveAll(ctx))
+		n := int64(s.archiveAll(time.Now().Add(-archiveLookback)))
 		if n == 0 {
 			if time.Since(progress) > archiveGiveUp {
 				s.unarchived.Store(0)
@@ -95,7 +99,9 @@ func (s *Service) archivePending(ctx context.Context) {
 			continue
 		}
 		progress = time.Now()
-		// Jobs of other nodes count too: never below zero.
+		// Jobs of other nodes count too: never below zero. A job of this
+		// process not archived yet by then is by the next success's
+		// passes, or the sweep.
 		for {
 			old := s.unarchived.Load()
 			if s.unarchived.CompareAndSwap(old, max(old-n, 0)) {
@@ -105,26 +111,29 @@ func (s *Service) archivePending(ctx context.Context) {
 	}
 }
 
-// archiveAll runs passes until one moves less than a full batch, and
-// returns how many jobs they moved.
-func (s *Service) archiveAll(ctx context.Context) int {
+// archiveAll runs passes over the jobs finalized since then until one
+// moves less than a full batch, and returns how many jobs they moved.
+// Each pass has a deadline of its own and no other cancellation: a pass
+// is short, and one cut off at shutdown would only be retried.
+func (s *Service) archiveAll(since time.Time) int {
 	total := 0
-	for ctx.Err() == nil {
-		n := s.archive(ctx)
+	for {
+		n := s.archive(since)
 		total += n
 		if n < archiveBatch {
-			break
+			return total
 		}
 	}
-	return total
 }
 
 // archive runs one pass and returns how many jobs it moved.
-func (s *Service) archive(ctx context.Context) int {
+func (s *Service) archive(since time.Time) int {
+	ctx, cancel := context.WithTimeout(context.Background(), RecordSlack)
+	defer cancel()
 	var n int
 	err := s.store.InTx(ctx, func(ex store.Executor) error {
 		var err error
-		n, err = ex.WebhookAttemptsArchive(ctx, JobKind, archiveBatch)
+		n, err = ex.WebhookAttemptsArchive(ctx, JobKind, since, archiveBatch)
 		return err
 	})
 	if err != nil {

@@ -156,25 +156,12 @@ func (w *Worker) work(ctx context.Context, job *river.Job[DeliveryArgs]) error {
 	case err != nil:
 		return river.JobSnooze(maxYieldWait)
 	}
-	if job.Attempt > 1 {
-		// A run after the first: if an earlier run delivered the event, the
-		// receiver has it already. Its output is on the job when River
-		// completed a job it had meanwhile rescued as stuck (River writes
-		// the output whatever the job's state). A success that ended a
-		// failing streak is in the attempts, written before the job
-		// completed; the job's creation time tells its attempts from
-		// those of an older job with the same id (River's SQLite ids can
-		// be reused once old jobs are deleted).
-		if r := gjson.GetBytes(job.Metadata, "output"); r.IsObject() {
-			return nil
-		}
-		delivered, err := s.store.WebhookAttemptSucceeded(ctx, a.ClientID, a.EventID, job.ID, job.CreatedAt.Add(-time.Minute))
-		if err != nil {
-			return err
-		}
-		if delivered {
-			return nil
-		}
+	// A run after an earlier one delivered: River writes a job's output
+	// whatever its state, so a job it rescued as stuck while that run was
+	// delivering carries the output when it runs again. The receiver has
+	// the event already, and River completes the job with that output.
+	if r := gjson.GetBytes(job.Metadata, "output"); job.Attempt > 1 && r.IsObject() {
+		return nil
 	}
 	var ep *store.WebhookEndpoint
 	var ev *store.Event
@@ -221,19 +208,18 @@ func (w *Worker) work(ctx context.Context, job *river.Job[DeliveryArgs]) error {
 	// The attempt happened: record it even if the job's time ran out.
 	rctx := context.WithoutCancel(ctx)
 	if o.succeeded() {
-		if ep.FailingSince == nil {
-			err = recordSuccess(ctx, attempt)
-		} else {
-			// The success ends the endpoint's failing streak, which is
-			// written at once, as a failure's start is, with the attempt.
-			err = s.store.InTx(rctx, func(ex store.Executor) error {
-				if _, err := ex.WebhookEndpointSetFailing(rctx, a.ClientID, ep.ID, nil); err != nil {
-					return err
-				}
-				return ex.WebhookAttemptInsert(rctx, attempt)
-			})
+		if ep.FailingSince != nil {
+			// The success ends the endpoint's failing streak, at once, as
+			// a failure starts one; its attempt goes with the job as any
+			// success's does.
+			sctx, cancel := context.WithTimeout(rctx, RecordSlack)
+			_, err := s.store.WebhookEndpointSetFailing(sctx, a.ClientID, ep.ID, nil)
+			cancel()
+			if err != nil {
+				return err
+			}
 		}
-		if err != nil {
+		if err := recordSuccess(ctx, attempt); err != nil {
 			return err
 		}
 		s.metrics.deliveries.WithLabelValues("succeeded").Inc()
@@ -372,11 +358,18 @@ func (s *Service) send(req *http.Request) *outcome {
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	o.duration = time.Since(start)
 	o.status = &resp.StatusCode
-	o.body = strings.ToValidUTF8(string(b), string(utf8.RuneError))
+	o.body = responseText(b)
 	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
 		o.retryAfter = retryAfter(resp.Header.Get("Retry-After"), time.Now())
 	}
 	return o
+}
+
+// responseText is what an attempt keeps of a response body: valid UTF-8
+// without NUL, which PostgreSQL refuses in text and in jsonb (where it
+// would fail the River batch completing the job, and every job in it).
+func responseText(b []byte) string {
+	return strings.ReplaceAll(strings.ToValidUTF8(string(b), string(utf8.RuneError)), "\x00", string(utf8.RuneError))
 }
 
 // deliveryError describes a failed request without the URL, which may

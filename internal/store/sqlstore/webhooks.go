@@ -454,18 +454,10 @@ func attemptJobID(a *store.WebhookAttempt) *int64 {
 	return &a.JobID
 }
 
-func (e *executor) WebhookAttemptSucceeded(ctx context.Context, clientID, eventID string, jobID int64, since time.Time) (bool, error) {
-	var n int64
-	err := e.conn.QueryRow(ctx, `SELECT count(*) FROM webhook_attempts
-		WHERE client_id = $1 AND event_id = $2 AND job_id = $3 AND outcome = 'succeeded' AND started_at >= $4`,
-		clientID, eventID, jobID, e.ts(since)).Scan(&n)
-	return n > 0, e.wrap("webhook attempt: succeeded", err)
-}
-
 func (e *executor) WebhookAttemptList(ctx context.Context, clientID, eventID string) ([]*store.WebhookAttempt, error) {
 	rows, err := e.conn.Query(ctx, `SELECT client_id, event_id, endpoint_id, attempt, started_at, duration_us,
 			status_code, response_body, error, outcome
-		FROM webhook_attempts WHERE client_id = $1 AND event_id = $2 ORDER BY id`, clientID, eventID)
+		FROM webhook_attempts WHERE client_id = $1 AND event_id = $2 ORDER BY started_at, id`, clientID, eventID)
 	if err != nil {
 		return nil, e.wrap("webhook attempt: list", err)
 	}
@@ -486,36 +478,48 @@ func (e *executor) WebhookAttemptList(ctx context.Context, clientID, eventID str
 	}, e, "webhook attempt: list")
 }
 
-// completedJobs selects the ids of the oldest completed jobs of kind $1, at
-// most $2, by River's index on (state, finalized_at).
+// completedJobs selects the ids of the oldest completed jobs of kind $1
+// finalized at or after $2, at most $3, by River's index on (state,
+// finalized_at): the bound keeps a pass from walking the day of other
+// kinds' completed jobs River keeps.
 const completedJobs = `SELECT id FROM river_job
-	WHERE state = 'completed' AND finalized_at IS NOT NULL AND kind = $1
-	ORDER BY finalized_at, id LIMIT $2`
+	WHERE state = 'completed' AND finalized_at >= $2 AND kind = $1
+	ORDER BY finalized_at, id LIMIT $3`
 
 // archivePostgres moves completed delivery jobs into webhook_attempts in
 // one statement. SKIP LOCKED lets the nodes of a cluster archive at once
-// without waiting on each other's rows. The event id is cast only when it
-// looks like a uuid, so that no job's arguments can fail the batch.
+// without waiting on each other's rows. Arguments and outputs are read
+// as text and cast only when they have the right shape, so that no job
+// can fail the batch (one that cannot become an attempt is deleted).
 const archivePostgres = `WITH moved AS (
 	DELETE FROM river_job WHERE id IN (` + completedJobs + ` FOR UPDATE SKIP LOCKED)
 	RETURNING id, args, metadata -> 'output' AS output
+), attempts AS (
+	SELECT m.id, m.args ->> 'client_id' AS client_id, m.args ->> 'endpoint_id' AS endpoint_id,
+		CASE WHEN m.args ->> 'event_id' ~ '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$'
+			THEN (m.args ->> 'event_id')::uuid END AS event_id,
+		m.output ->> 'attempt' AS attempt, m.output ->> 'started_us' AS started_us,
+		m.output ->> 'duration_us' AS duration_us, m.output ->> 'status' AS status,
+		coalesce(m.output ->> 'body', '') AS body
+	FROM moved m
+	WHERE jsonb_typeof(m.output) = 'object'
 ), archived AS (
 	INSERT INTO webhook_attempts (client_id, event_id, endpoint_id, attempt, job_id, started_at, duration_us,
 		status_code, response_body, error, outcome)
-	SELECT w.client_id, e.id, w.id, (m.output ->> 'attempt')::int, m.id,
-		to_timestamp(0) + (m.output ->> 'started_us')::bigint * interval '1 microsecond',
-		(m.output ->> 'duration_us')::bigint, (m.output ->> 'status')::int, coalesce(m.output ->> 'body', ''),
-		'', 'succeeded'
-	FROM moved m
-	JOIN webhook_endpoints w ON w.id = m.args ->> 'endpoint_id' AND w.client_id = m.args ->> 'client_id'
-	JOIN events e ON e.id = CASE WHEN m.args ->> 'event_id' ~ '^[0-9a-fA-F-]{36}$'
-		THEN (m.args ->> 'event_id')::uuid END AND e.client_id = w.client_id
-	WHERE m.output IS NOT NULL AND jsonb_typeof(m.output) = 'object'
+	SELECT w.client_id, e.id, w.id, a.attempt::int, a.id,
+		to_timestamp(0) + a.started_us::bigint * interval '1 microsecond',
+		a.duration_us::bigint, a.status::int, a.body, '', 'succeeded'
+	FROM attempts a
+	JOIN webhook_endpoints w ON w.id = a.endpoint_id AND w.client_id = a.client_id
+	JOIN events e ON e.id = a.event_id AND e.client_id = w.client_id
+	WHERE a.attempt ~ '^[0-9]{1,9}$' AND a.started_us ~ '^[0-9]{1,18}$' AND a.duration_us ~ '^[0-9]{1,18}$'
+		AND a.status ~ '^[0-9]{1,9}$'
 )
 SELECT count(*) FROM moved`
 
 // archiveSQLite is archivePostgres in two statements, which select the same
-// jobs: the transaction holds SQLite's only writer.
+// jobs: the transaction holds SQLite's only writer. SQLite's types are
+// loose, so only the output's presence is checked.
 const (
 	archiveSQLite = `INSERT INTO webhook_attempts (client_id, event_id, endpoint_id, attempt, job_id, started_at,
 		duration_us, status_code, response_body, error, outcome)
@@ -527,20 +531,27 @@ const (
 	JOIN webhook_endpoints w ON w.id = json_extract(j.args, '$.endpoint_id')
 		AND w.client_id = json_extract(j.args, '$.client_id')
 	JOIN events e ON e.id = json_extract(j.args, '$.event_id') AND e.client_id = w.client_id
-	WHERE j.id IN (` + completedJobs + `) AND json_type(j.metadata, '$.output') = 'object'`
+	WHERE j.id IN (` + completedJobs + `) AND json_type(j.metadata, '$.output') = 'object'
+		AND json_type(j.metadata, '$.output.attempt') = 'integer'
+		AND json_type(j.metadata, '$.output.started_us') = 'integer'
+		AND json_type(j.metadata, '$.output.duration_us') = 'integer'
+		AND json_type(j.metadata, '$.output.status') = 'integer'`
 	archiveDeleteSQLite = `DELETE FROM river_job WHERE id IN (` + completedJobs + `)`
 )
 
-func (e *executor) WebhookAttemptsArchive(ctx context.Context, jobKind string, limit int) (int, error) {
+func (e *executor) WebhookAttemptsArchive(ctx context.Context, jobKind string, since time.Time, limit int) (int, error) {
 	if e.drv.Name() == "postgres" {
 		var n int
-		err := e.conn.QueryRow(ctx, archivePostgres, jobKind, limit).Scan(&n)
+		err := e.conn.QueryRow(ctx, archivePostgres, jobKind, since.UTC(), limit).Scan(&n)
 		return n, e.wrap("webhook attempt: archive", err)
 	}
-	if _, err := e.conn.Exec(ctx, archiveSQLite, jobKind, limit); err != nil {
+	// riversqlite keeps timestamps as UTC text in this layout, and
+	// compares them as text.
+	bound := since.UTC().Round(time.Millisecond).Format("2006-01-02 15:04:05.000")
+	if _, err := e.conn.Exec(ctx, archiveSQLite, jobKind, bound, limit); err != nil {
 		return 0, e.wrap("webhook attempt: archive", err)
 	}
-	n, err := e.conn.Exec(ctx, archiveDeleteSQLite, jobKind, limit)
+	n, err := e.conn.Exec(ctx, archiveDeleteSQLite, jobKind, bound, limit)
 	return int(n), e.wrap("webhook attempt: archive", err)
 }
 

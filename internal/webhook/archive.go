@@ -14,7 +14,7 @@ import (
 // writes in the statement that completes the job, and the archiver later
 // moves completed jobs into webhook_attempts, their output becoming the
 // attempt. So a success costs no statement of its own while a backlog
-// drains, the attempt is in the database exactly when the job is complete,
+// drains, the attempt is stored with the job's completion or not at all,
 // and River's job table keeps only the deliveries not yet archived.
 //
 // Writing the attempt before returning kept each worker's slot while the

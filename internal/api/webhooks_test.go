@@ -382,6 +382,9 @@ func TestWebhookAttemptsArchive(t *testing.T) {
 			{h.clientID, kept.ID, output(203)},          // 4: beyond the first batch
 			{h.clientID, kept.ID, output(204)},          // 5: not completed
 			{h.clientID, kept.ID, output(205)},          // 6: finalized two hours ago
+			{h.clientID, kept.ID, output(207)},          // 7: cancelled, not completed
+			{h.clientID, kept.ID, fmt.Sprintf( // 8: a status beyond int64
+				`{"output": {"attempt": 2, "started_us": %d, "duration_us": 1500, "status": 9223372036854775808}}`, started.UnixMicro())},
 		}
 		for _, j := range jobs {
 			err := h.store.InTx(ctx, func(ex store.Executor) error {
@@ -399,10 +402,16 @@ func TestWebhookAttemptsArchive(t *testing.T) {
 		const complete = `UPDATE river_job SET state = 'completed', finalized_at = %s
 			WHERE id IN (SELECT id FROM river_job WHERE kind = 'webhook_delivery' ORDER BY id LIMIT 4)`
 		rawSQL(t, h.store, fmt.Sprintf(complete, `strftime('%Y-%m-%d %H:%M:%f', 'now')`), fmt.Sprintf(complete, `now()`))
-		const old = `UPDATE river_job SET state = 'completed', finalized_at = %s
-			WHERE id = (SELECT max(id) FROM river_job WHERE kind = 'webhook_delivery')`
-		rawSQL(t, h.store, fmt.Sprintf(old, `strftime('%Y-%m-%d %H:%M:%f', 'now', '-2 hours')`),
-			fmt.Sprintf(old, `now() - interval '2 hours'`))
+		// Jobs 6, 7 and 8, by their place among the delivery jobs.
+		finalize := func(place int, state, sqliteAt, pgAt string) {
+			const q = `UPDATE river_job SET state = '%s', finalized_at = %s
+				WHERE id = (SELECT id FROM river_job WHERE kind = 'webhook_delivery' ORDER BY id LIMIT 1 OFFSET %d)`
+			rawSQL(t, h.store, fmt.Sprintf(q, state, sqliteAt, place-1), fmt.Sprintf(q, state, pgAt, place-1))
+		}
+		now := `strftime('%Y-%m-%d %H:%M:%f', 'now')`
+		finalize(6, "completed", `strftime('%Y-%m-%d %H:%M:%f', 'now', '-2 hours')`, `now() - interval '2 hours'`)
+		finalize(7, "cancelled", now, `now()`)
+		finalize(8, "completed", now, `now()`)
 
 		archive := func(since time.Time) int {
 			var n int
@@ -439,8 +448,8 @@ func TestWebhookAttemptsArchive(t *testing.T) {
 			status []int
 		}{
 			{recent, 3, nil},                  // jobs 1-3: none becomes an attempt
-			{recent, 1, []int{203}},           // job 4
-			{recent, 0, []int{203}},           // job 6 is older than the bound; job 5 is not complete
+			{recent, 2, []int{203}},           // jobs 4 and 8
+			{recent, 0, []int{203}},           // job 6 is older than the bound; 5 and 7 are not complete
 			{time.Time{}, 1, []int{203, 205}}, // job 6
 		} {
 			if n := archive(want.since); n != want.moved {
@@ -450,8 +459,8 @@ func TestWebhookAttemptsArchive(t *testing.T) {
 				t.Fatalf("after pass %d: attempts with statuses %v, want %v", i+1, got, want.status)
 			}
 		}
-		if n := deliveryJobs(t, h.store); n != 1 {
-			t.Fatalf("%d delivery jobs left, want the one not completed", n)
+		if n := deliveryJobs(t, h.store); n != 2 {
+			t.Fatalf("%d delivery jobs left, want the two not completed", n)
 		}
 		if got, err := h.store.WebhookAttemptList(ctx, "another-developer", eventID); err != nil || len(got) != 0 {
 			t.Errorf("another developer's attempts: %+v, %v", got, err)

@@ -65,12 +65,15 @@ func (s *Service) RunArchiver(ctx context.Context) {
 	for {
 		select {
 		case <-ctx.Done():
-			s.archiveAll(time.Time{})
+			// The last passes, bounded as the recorder's were.
+			final, cancel := context.WithTimeout(context.WithoutCancel(ctx), RecordSlack)
+			s.archiveAll(final, time.Time{})
+			cancel()
 			return
 		case <-s.archiveWake:
 			s.archivePending(ctx)
 		case <-sweep.C:
-			s.archiveAll(time.Time{})
+			s.archiveAll(ctx, time.Time{})
 		}
 	}
 }
@@ -91,7 +94,7 @@ func (s *Service) archivePending(ctx context.Context) {
 			return
 		case <-time.After(archiveDelay):
 		}
-		n := int64(s.archiveAll(time.Now().Add(-archiveLookback)))
+		n := int64(s.archiveAll(ctx, time.Now().Add(-archiveLookback)))
 		if n == 0 {
 			if time.Since(progress) > archiveGiveUp {
 				s.unarchived.Store(0)
@@ -112,18 +115,20 @@ func (s *Service) archivePending(ctx context.Context) {
 }
 
 // archiveAll runs passes over the jobs finalized since then until one
-// moves less than a full batch, and returns how many jobs they moved.
-// Each pass has a deadline of its own and no other cancellation: a pass
-// is short, and one cut off at shutdown would only be retried.
-func (s *Service) archiveAll(since time.Time) int {
+// moves less than a full batch or ctx ends, and returns how many jobs they
+// moved. ctx ends the passes, not a pass: each has a deadline of its own
+// and no other cancellation, as a pass is short and one cut off at
+// shutdown would only count an error.
+func (s *Service) archiveAll(ctx context.Context, since time.Time) int {
 	total := 0
-	for {
+	for ctx.Err() == nil {
 		n := s.archive(since)
 		total += n
 		if n < archiveBatch {
-			return total
+			break
 		}
 	}
+	return total
 }
 
 // archive runs one pass and returns how many jobs it moved.

@@ -349,7 +349,7 @@ func (s *Service) send(req *http.Request) *outcome {
 	o := &outcome{}
 	if err != nil {
 		o.duration = time.Since(start)
-		o.err = deliveryError(err)
+		o.err = responseText([]byte(deliveryError(err)))
 		return o
 	}
 	defer resp.Body.Close()
@@ -365,8 +365,8 @@ func (s *Service) send(req *http.Request) *outcome {
 	return o
 }
 
-// responseText is what an attempt keeps of a response body: valid UTF-8
-// without NUL, which PostgreSQL refuses in text and in jsonb (where it
+// responseText is what an attempt keeps of a response body or an error
+// (which can quote a certificate's names): valid UTF-8 without NUL, which PostgreSQL refuses in text and in jsonb (where it
 // would fail the River batch completing the job, and every job in it).
 func responseText(b []byte) string {
 	return strings.ReplaceAll(strings.ToValidUTF8(string(b), string(utf8.RuneError)), "\x00", string(utf8.RuneError))

@@ -518,8 +518,9 @@ const archivePostgres = `WITH moved AS (
 SELECT count(*) FROM moved`
 
 // archiveSQLite is archivePostgres in two statements, which select the same
-// jobs: the transaction holds SQLite's only writer. SQLite's types are
-// loose, so only the output's presence is checked.
+// jobs: the transaction holds SQLite's only writer. json_type calls a
+// number beyond int64 an integer, which json_extract returns as REAL: the
+// fields are checked on what json_extract returns.
 const (
 	archiveSQLite = `INSERT INTO webhook_attempts (client_id, event_id, endpoint_id, attempt, job_id, started_at,
 		duration_us, status_code, response_body, error, outcome)
@@ -532,10 +533,12 @@ const (
 		AND w.client_id = json_extract(j.args, '$.client_id')
 	JOIN events e ON e.id = json_extract(j.args, '$.event_id') AND e.client_id = w.client_id
 	WHERE j.id IN (` + completedJobs + `) AND json_type(j.metadata, '$.output') = 'object'
-		AND json_type(j.metadata, '$.output.attempt') = 'integer'
-		AND json_type(j.metadata, '$.output.started_us') = 'integer'
-		AND json_type(j.metadata, '$.output.duration_us') = 'integer'
-		AND json_type(j.metadata, '$.output.status') = 'integer'`
+		AND typeof(json_extract(j.metadata, '$.output.attempt')) = 'integer'
+		AND typeof(json_extract(j.metadata, '$.output.started_us')) = 'integer'
+		AND typeof(json_extract(j.metadata, '$.output.duration_us')) = 'integer'
+		AND typeof(json_extract(j.metadata, '$.output.status')) = 'integer'
+		AND json_extract(j.metadata, '$.output.attempt') >= 0 AND json_extract(j.metadata, '$.output.started_us') >= 0
+		AND json_extract(j.metadata, '$.output.duration_us') >= 0 AND json_extract(j.metadata, '$.output.status') >= 0`
 	archiveDeleteSQLite = `DELETE FROM river_job WHERE id IN (` + completedJobs + `)`
 )
 

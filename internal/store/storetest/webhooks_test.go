@@ -106,7 +106,7 @@ func TestWebhookDeliveriesGet(t *testing.T) {
 }
 
 // Attempts inserted together (on SQLite across more than one statement)
-// read back in order with every field.
+// read back in the order they started, with every field.
 func TestWebhookAttemptInsertMany(t *testing.T) {
 	t.Parallel()
 	storetest.ForEach(t, func(t *testing.T, st store.Store) {
@@ -133,11 +133,12 @@ func TestWebhookAttemptInsertMany(t *testing.T) {
 			}
 			want = append(want, a)
 		}
-		// An attempt without a job (0) stores none.
+		// An attempt without a job (0) stores none. Written last, it
+		// started first, and lists first.
 		code := 200
-		want = append(want, &store.WebhookAttempt{ClientID: "a", EventID: evID, EndpointID: "we_1", Attempt: n + 1,
-			StartedAt: t0.Add(n * time.Second), StatusCode: &code, Outcome: store.AttemptSucceeded})
-		if err := st.WebhookAttemptInsertMany(ctx, want); err != nil {
+		first := &store.WebhookAttempt{ClientID: "a", EventID: evID, EndpointID: "we_1", Attempt: n + 1,
+			StartedAt: t0.Add(-time.Second), StatusCode: &code, Outcome: store.AttemptSucceeded}
+		if err := st.WebhookAttemptInsertMany(ctx, append(want, first)); err != nil {
 			t.Fatal(err)
 		}
 		if err := st.WebhookAttemptInsertMany(ctx, nil); err != nil {
@@ -147,6 +148,7 @@ func TestWebhookAttemptInsertMany(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		want = append([]*store.WebhookAttempt{first}, want...)
 		if len(got) != n+1 {
 			t.Fatalf("%d attempts, want %d", len(got), n+1)
 		}

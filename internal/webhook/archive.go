@@ -35,6 +35,12 @@ const (
 	// archiveSweep is how often the archiver looks when no success woke it,
 	// for the jobs of a node that stopped before archiving them.
 	archiveSweep = 10 * time.Second
+	// archiveLookback bounds the passes made for this process's jobs to
+	// those River finalized this recently (it finalizes a job when its run
+	// ends and commits that within a few hundred milliseconds), so that
+	// they do not walk the other kinds' completed jobs River keeps a day;
+	// the sweep looks at every completed job.
+	archiveLookback = time.Minute
 )
 
 // recordSuccess makes the attempt the job's output.
@@ -77,12 +83,6 @@ func (s *Service) RunArchiver(ctx context.Context) {
 		}
 	}
 }
-
-// archiveLookback bounds the passes made for this process's jobs to those
-// River finalized this recently (it finalizes a job when its run ends and
-// commits that within a few hundred milliseconds); the sweep looks at
-// every completed job.
-const archiveLookback = time.Minute
 
 // archivePending runs a pass every archiveDelay until the jobs this process
 // completed are archived, or for archiveGiveUp without one moving.

@@ -349,7 +349,7 @@ func (s *Service) send(req *http.Request) *outcome {
 	o := &outcome{}
 	if err != nil {
 		o.duration = time.Since(start)
-		o.err = responseText([]byte(deliveryError(err)))
+		o.err = responseText(deliveryError(err))
 		return o
 	}
 	defer resp.Body.Close()
@@ -358,7 +358,7 @@ func (s *Service) send(req *http.Request) *outcome {
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	o.duration = time.Since(start)
 	o.status = &resp.StatusCode
-	o.body = responseText(b)
+	o.body = responseText(string(b))
 	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
 		o.retryAfter = retryAfter(resp.Header.Get("Retry-After"), time.Now())
 	}
@@ -366,10 +366,11 @@ func (s *Service) send(req *http.Request) *outcome {
 }
 
 // responseText is what an attempt keeps of a response body or an error
-// (which can quote a certificate's names): valid UTF-8 without NUL, which PostgreSQL refuses in text and in jsonb (where it
-// would fail the River batch completing the job, and every job in it).
-func responseText(b []byte) string {
-	return strings.ReplaceAll(strings.ToValidUTF8(string(b), string(utf8.RuneError)), "\x00", string(utf8.RuneError))
+// (which can quote a certificate's names): valid UTF-8 without NUL, which
+// PostgreSQL refuses in text and in jsonb (where it would fail the River
+// batch completing the job, and every job in it).
+func responseText(s string) string {
+	return strings.ReplaceAll(strings.ToValidUTF8(s, string(utf8.RuneError)), "\x00", string(utf8.RuneError))
 }
 
 // deliveryError describes a failed request without the URL, which may

@@ -167,9 +167,6 @@ type Executor interface {
 	SubscriptionIDs(ctx context.Context, clientID, accountID string) ([]string, error)
 
 	WebhookAttemptInsert(ctx context.Context, attempt *WebhookAttempt) error
-	// WebhookAttemptInsertMany records attempts with as few statements as
-	// it can.
-	WebhookAttemptInsertMany(ctx context.Context, attempts []*WebhookAttempt) error
 	// WebhookAttemptList lists the attempts to deliver one event, in the
 	// order they started.
 	WebhookAttemptList(ctx context.Context, clientID, eventID string) ([]*WebhookAttempt, error)

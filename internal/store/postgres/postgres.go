@@ -94,8 +94,6 @@ func (d *driver) JSONRows(placeholder, alias, columns string) string {
 	return "jsonb_to_recordset(" + placeholder + "::jsonb) AS " + alias + "(" + columns + ")"
 }
 
-func (d *driver) Arrays() bool { return true }
-
 // InProcess: Each statement is a round trip to the server.
 func (d *driver) InProcess() bool { return false }
 

@@ -190,8 +190,6 @@ func (d *driver) JSONRows(placeholder, alias, columns string) string {
 	return "(SELECT " + sel.String() + " FROM json_each(" + placeholder + ")) AS " + alias
 }
 
-func (d *driver) Arrays() bool { return false }
-
 // InProcess: SQLite runs in this process.
 func (d *driver) InProcess() bool { return true }
 

@@ -111,9 +111,6 @@ type Driver interface {
 	// InProcess reports whether statements run in this process (SQLite),
 	// where one more query costs a call rather than a round trip.
 	InProcess() bool
-	// Arrays reports whether the dialect binds arrays (PostgreSQL), so that
-	// a statement can take any number of rows through unnest.
-	Arrays() bool
 
 	// MigrationLockSQL is run at the start of each migration transaction so
 	// that nodes starting together apply migrations one at a time ("" when

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -353,7 +352,7 @@ func (e *executor) WebhookEndpointDisable(ctx context.Context, clientID, id, rea
 func (e *executor) WebhookEndpointSetFailing(ctx context.Context, clientID, id string, failingSince *time.Time) (*time.Time, error) {
 	if failingSince == nil {
 		// Only a failing endpoint is written (and, on PostgreSQL, locked):
-		// concurrent groups of delivery records all clear the streak.
+		// concurrent successes all clear the streak.
 		_, err := e.conn.Exec(ctx, `UPDATE webhook_endpoints SET failing_since = NULL
 			WHERE client_id = $1 AND id = $2 AND failing_since IS NOT NULL`, clientID, id)
 		return nil, e.wrap("webhook endpoint: set failing", err)
@@ -371,78 +370,11 @@ func (e *executor) WebhookEndpointSetFailing(ctx context.Context, clientID, id s
 // Webhook attempts
 
 func (e *executor) WebhookAttemptInsert(ctx context.Context, a *store.WebhookAttempt) error {
-	return e.WebhookAttemptInsertMany(ctx, []*store.WebhookAttempt{a})
-}
-
-// attemptColumns are webhook_attempts' columns as WebhookAttemptInsertMany
-// binds them, attemptsPerInsert the most rows one of its statements binds,
-// and attemptInserts its statement for each number of rows.
-const (
-	attemptColumns    = 11
-	attemptsPerInsert = 32
-)
-
-var attemptInserts = func() (q [attemptsPerInsert + 1]string) {
-	for n := 1; n <= attemptsPerInsert; n++ {
-		q[n] = multiRowInsert(`INSERT INTO webhook_attempts (client_id, event_id, endpoint_id, attempt, job_id,
-			started_at, duration_us, status_code, response_body, error, outcome) VALUES `, n, attemptColumns)
-	}
-	return q
-}()
-
-// attemptsUnnest inserts any number of attempts in one statement, each
-// column bound as an array: on PostgreSQL one statement (prepared once)
-// rather than one per chunk of 32 rows, and a statement per chunk size.
-const attemptsUnnest = `INSERT INTO webhook_attempts (client_id, event_id, endpoint_id, attempt, job_id,
-		started_at, duration_us, status_code, response_body, error, outcome)
-	SELECT client_id, event_id::uuid, endpoint_id, attempt, job_id, started_at, duration_us, status_code,
-		response_body, error, outcome
-	FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::bigint[], $6::timestamptz[], $7::bigint[],
-		$8::int[], $9::text[], $10::text[], $11::text[])
-		AS a (client_id, event_id, endpoint_id, attempt, job_id, started_at, duration_us, status_code,
-			response_body, error, outcome)`
-
-func (e *executor) WebhookAttemptInsertMany(ctx context.Context, attempts []*store.WebhookAttempt) error {
-	if len(attempts) == 0 {
-		return nil
-	}
-	if e.drv.Arrays() {
-		return e.attemptsInsertArrays(ctx, attempts)
-	}
-	for chunk := range slices.Chunk(attempts, attemptsPerInsert) {
-		args := make([]any, 0, len(chunk)*attemptColumns)
-		for _, a := range chunk {
-			args = append(args, a.ClientID, a.EventID, a.EndpointID, a.Attempt, attemptJobID(a), e.ts(a.StartedAt),
-				a.Duration.Microseconds(), a.StatusCode, a.ResponseBody, a.Error, a.Outcome)
-		}
-		if _, err := e.conn.Exec(ctx, attemptInserts[len(chunk)], args...); err != nil {
-			return e.wrap("webhook attempt: insert", err)
-		}
-	}
-	return nil
-}
-
-// attemptsInsertArrays is WebhookAttemptInsertMany on a dialect that binds
-// arrays, whose timestamps are timestamptz.
-func (e *executor) attemptsInsertArrays(ctx context.Context, attempts []*store.WebhookAttempt) error {
-	// Go ints, not int32s: pgx checks that each fits the int4 columns,
-	// where a conversion here would wrap silently.
-	n := len(attempts)
-	var (
-		clientIDs, eventIDs, endpointIDs = make([]string, n), make([]string, n), make([]string, n)
-		numbers                          = make([]int, n)
-		jobIDs, durations                = make([]*int64, n), make([]int64, n)
-		started                          = make([]time.Time, n)
-		codes                            = make([]*int, n)
-		bodies, errs, outcomes           = make([]string, n), make([]string, n), make([]string, n)
-	)
-	for i, a := range attempts {
-		clientIDs[i], eventIDs[i], endpointIDs[i], numbers[i] = a.ClientID, a.EventID, a.EndpointID, a.Attempt
-		jobIDs[i], started[i], durations[i] = attemptJobID(a), a.StartedAt.UTC(), a.Duration.Microseconds()
-		codes[i], bodies[i], errs[i], outcomes[i] = a.StatusCode, a.ResponseBody, a.Error, a.Outcome
-	}
-	_, err := e.conn.Exec(ctx, attemptsUnnest, clientIDs, eventIDs, endpointIDs, numbers, jobIDs, started,
-		durations, codes, bodies, errs, outcomes)
+	_, err := e.conn.Exec(ctx, `INSERT INTO webhook_attempts (client_id, event_id, endpoint_id, attempt, job_id,
+			started_at, duration_us, status_code, response_body, error, outcome)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+		a.ClientID, a.EventID, a.EndpointID, a.Attempt, attemptJobID(a), e.ts(a.StartedAt),
+		a.Duration.Microseconds(), a.StatusCode, a.ResponseBody, a.Error, a.Outcome)
 	return e.wrap("webhook attempt: insert", err)
 }
 

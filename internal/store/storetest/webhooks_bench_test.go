@@ -58,52 +58,6 @@ func BenchmarkWebhookDeliveriesGet(b *testing.B) {
 	})
 }
 
-// BenchmarkWebhookAttemptInsertMany writes attempts in groups. Deliveries
-// no longer write successes in groups (their jobs' completions carry them:
-// WebhookAttemptsArchive); it stays as the cost of the statement for one
-// attempt and for many:
-//
-//	go test ./internal/store/storetest -run '^$' -bench WebhookAttemptInsertMany
-func BenchmarkWebhookAttemptInsertMany(b *testing.B) {
-	forEachStoreWithEndpoint(b, func(b *testing.B, st store.Store) {
-		ctx := context.Background()
-		const events = 5_000
-		ids := make([]string, events)
-		err := st.InTx(ctx, func(ex store.Executor) error {
-			for i := range ids {
-				ids[i] = event.NewID()
-				if _, err := ex.EventInsert(ctx, &store.EventInsertParams{ID: ids[i], ClientID: "a", Type: "TEST",
-					Sequence: int64(i), Payload: json.RawMessage(`{}`), CreatedAt: t0}); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			b.Fatal(err)
-		}
-		status := 200
-		for _, group := range []int{16, 128} {
-			b.Run(fmt.Sprint(group), func(b *testing.B) {
-				attempts := make([]*store.WebhookAttempt, group)
-				i := 0
-				for b.Loop() {
-					for j := range attempts {
-						attempts[j] = &store.WebhookAttempt{ClientID: "a", EventID: ids[(i*group+j)%events], EndpointID: "we_1",
-							Attempt: 1, JobID: int64(i*group + j + 1), StartedAt: t0, Duration: time.Millisecond,
-							StatusCode: &status, Outcome: store.AttemptSucceeded}
-					}
-					if err := st.InTx(ctx, func(ex store.Executor) error { return ex.WebhookAttemptInsertMany(ctx, attempts) }); err != nil {
-						b.Fatal(err)
-					}
-					i++
-				}
-				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*group)/1e3, "µs/attempt")
-			})
-		}
-	})
-}
-
 // forEachStoreWithEndpoint runs fn on a fresh store of each kind holding
 // developer "a" and its endpoint "we_1".
 func forEachStoreWithEndpoint(b *testing.B, fn func(b *testing.B, st store.Store)) {

@@ -450,27 +450,30 @@ const archivePostgres = `WITH moved AS (
 SELECT count(*) FROM moved`
 
 // archiveSQLite is archivePostgres in two statements, which select the same
-// jobs: the transaction holds SQLite's only writer. json_type calls a
-// number beyond int64 an integer, which json_extract returns as REAL: the
-// fields are checked on what json_extract returns.
+// jobs: the transaction holds SQLite's only writer. Each output field is
+// read once, and checked on what json_extract returns: json_type calls a
+// number beyond int64 an integer, which json_extract returns as REAL.
 const (
 	archiveSQLite = `INSERT INTO webhook_attempts (client_id, event_id, endpoint_id, attempt, job_id, started_at,
 		duration_us, status_code, response_body, error, outcome)
-	SELECT w.client_id, e.id, w.id, json_extract(j.metadata, '$.output.attempt'), j.id,
-		json_extract(j.metadata, '$.output.started_us'), json_extract(j.metadata, '$.output.duration_us'),
-		json_extract(j.metadata, '$.output.status'), coalesce(json_extract(j.metadata, '$.output.body'), ''),
-		'', 'succeeded'
-	FROM river_job j
+	SELECT w.client_id, e.id, w.id, j.attempt, j.id, j.started_us, j.duration_us, j.status, j.body, '', 'succeeded'
+	FROM (
+		SELECT id, args, json_type(metadata, '$.output') AS output,
+			json_extract(metadata, '$.output.attempt') AS attempt,
+			json_extract(metadata, '$.output.started_us') AS started_us,
+			json_extract(metadata, '$.output.duration_us') AS duration_us,
+			json_extract(metadata, '$.output.status') AS status,
+			coalesce(json_extract(metadata, '$.output.body'), '') AS body
+		FROM river_job WHERE id IN (` + completedJobs + `)
+	) j
 	JOIN webhook_endpoints w ON w.id = json_extract(j.args, '$.endpoint_id')
 		AND w.client_id = json_extract(j.args, '$.client_id')
 	JOIN events e ON e.id = json_extract(j.args, '$.event_id') AND e.client_id = w.client_id
-	WHERE j.id IN (` + completedJobs + `) AND json_type(j.metadata, '$.output') = 'object'
-		AND typeof(json_extract(j.metadata, '$.output.attempt')) = 'integer'
-		AND typeof(json_extract(j.metadata, '$.output.started_us')) = 'integer'
-		AND typeof(json_extract(j.metadata, '$.output.duration_us')) = 'integer'
-		AND typeof(json_extract(j.metadata, '$.output.status')) = 'integer'
-		AND json_extract(j.metadata, '$.output.attempt') >= 0 AND json_extract(j.metadata, '$.output.started_us') >= 0
-		AND json_extract(j.metadata, '$.output.duration_us') >= 0 AND json_extract(j.metadata, '$.output.status') >= 0`
+	WHERE j.output = 'object'
+		AND typeof(j.attempt) = 'integer' AND j.attempt >= 0
+		AND typeof(j.started_us) = 'integer' AND j.started_us >= 0
+		AND typeof(j.duration_us) = 'integer' AND j.duration_us >= 0
+		AND typeof(j.status) = 'integer' AND j.status >= 0`
 	archiveDeleteSQLite = `DELETE FROM river_job WHERE id IN (` + completedJobs + `)`
 )
 

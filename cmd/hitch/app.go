@@ -68,14 +68,10 @@ type app struct {
 	// workersStopped makes stopWorkers run once (it is deferred and also
 	// called in order on a clean shutdown).
 	workersStopped bool
-	// stopSimulator ends the development simulator's loop, and
-	// simulatorDone is closed once it has returned.
-	stopSimulator context.CancelFunc
-	simulatorDone chan struct{}
-	// stopArchiver ends the webhook archiver, and archiverDone is closed
-	// once it has returned, after its last pass.
-	stopArchiver context.CancelFunc
-	archiverDone chan struct{}
+	// stopSimulator ends the development simulator's loop and
+	// stopArchiver the webhook archiver, each returning once its loop has
+	// (the archiver after its last pass).
+	stopSimulator, stopArchiver func()
 }
 
 // now is the service clock: UTC, to the microsecond both databases keep.

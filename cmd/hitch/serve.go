@@ -105,18 +105,8 @@ func (a *app) startWorkers(ctx context.Context) error {
 	if err := a.queue.Start(context.WithoutCancel(ctx)); err != nil {
 		return fmt.Errorf("start workers: %w", err)
 	}
-	simCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
-	a.stopSimulator, a.simulatorDone = stop, make(chan struct{})
-	go func() {
-		defer close(a.simulatorDone)
-		a.cards.RunSimulator(simCtx)
-	}()
-	archCtx, stopArchiver := context.WithCancel(context.WithoutCancel(ctx))
-	a.stopArchiver, a.archiverDone = stopArchiver, make(chan struct{})
-	go func() {
-		defer close(a.archiverDone)
-		a.webhooks.RunArchiver(archCtx)
-	}()
+	a.stopSimulator = goUntilStopped(ctx, a.cards.RunSimulator)
+	a.stopArchiver = goUntilStopped(ctx, a.webhooks.RunArchiver)
 	return nil
 }
 
@@ -131,7 +121,6 @@ func (a *app) stopWorkers() {
 	defer cancel()
 	if a.stopSimulator != nil {
 		a.stopSimulator()
-		<-a.simulatorDone
 	}
 	if err := a.queue.Stop(ctx); err != nil {
 		a.log.Warn("workers did not stop in time", "error", err)
@@ -139,7 +128,22 @@ func (a *app) stopWorkers() {
 	// After River: its last completions are archived too.
 	if a.stopArchiver != nil {
 		a.stopArchiver()
-		<-a.archiverDone
+	}
+}
+
+// goUntilStopped runs fn in a goroutine, on a context that outlives ctx's
+// cancellation (a signal must not end it before stopWorkers orders the
+// stops), and returns a func that ends it and waits for fn to return.
+func goUntilStopped(ctx context.Context, fn func(context.Context)) (stop func()) {
+	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		fn(ctx)
+	}()
+	return func() {
+		cancel()
+		<-done
 	}
 }
 

@@ -131,6 +131,21 @@ type harnessOptions struct {
 // withWorkers runs the job workers in the harness.
 func withWorkers(o *harnessOptions) { o.workers = true }
 
+// inBackground runs fn in a goroutine until the test's cleanup, which ends
+// its context and waits for it to return.
+func inBackground(t *testing.T, fn func(context.Context)) {
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		fn(ctx)
+	}()
+	t.Cleanup(func() {
+		stop()
+		<-done
+	})
+}
+
 func newHarness(t *testing.T, st store.Store, opts ...func(*harnessOptions)) *harness {
 	t.Helper()
 	o := harnessOptions{env: "development", members: member.Config{RefusalFloor: -1}}
@@ -184,16 +199,7 @@ func newHarness(t *testing.T, st store.Store, opts ...func(*harnessOptions)) *ha
 		// Registered before River's stop, so run after it (t.Cleanup is
 		// last in, first out): the archiver's last pass sees River's last
 		// completions.
-		ctx, stop := context.WithCancel(context.Background())
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			h.webhooks.RunArchiver(ctx)
-		}()
-		t.Cleanup(func() {
-			stop()
-			<-done
-		})
+		inBackground(t, h.webhooks.RunArchiver)
 		if err := h.queue.Start(context.Background()); err != nil {
 			t.Fatal(err)
 		}
@@ -217,16 +223,7 @@ func newHarness(t *testing.T, st store.Store, opts ...func(*harnessOptions)) *ha
 		Development: o.env == "development", CardWindow: o.cardWindow, Subscriptions: subscriptions, Logger: logger})
 	h.cards.AddWorkers(workers)
 	if o.workers {
-		ctx, stop := context.WithCancel(context.Background())
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			h.cards.RunSimulator(ctx)
-		}()
-		t.Cleanup(func() {
-			stop()
-			<-done
-		})
+		inBackground(t, h.cards.RunSimulator)
 	}
 	h.detections = detection.NewService(st, box, h.queue, catalog, events, accounts.EventMerchant, clk.Now,
 		detection.Config{Environment: o.env})

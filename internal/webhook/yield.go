@@ -34,9 +34,8 @@ const maxYieldWait = time.Second
 // fetched its job, read its event, recorded its attempt and completed its
 // job in statements of its own; together they share them (River fetches
 // and completes jobs in batches, a successful attempt with its job's
-// completion), which costs the API less; the longer the
-// tick the more they share (50 ms against 200 ms: docs/benchmarks.md,
-// session 15). Deliveries of new events do not wait for a tick: they go
+// completion), which costs the API less; the longer the tick the more
+// they share (50 ms against 200 ms: docs/benchmarks.md, session 15). Deliveries of new events do not wait for a tick: they go
 // at once on their credits.
 const yieldTick = 200 * time.Millisecond
 

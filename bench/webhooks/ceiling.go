@@ -140,6 +140,8 @@ type jobsResult struct {
 	// PerSec is Jobs / WorkedSeconds: the floor's jobs count once the
 	// receiver has answered, deliveries once it has the delivery.
 	PerSec float64 `json:"per_sec"`
+	// CPU is the machine's CPU time over WorkedSeconds, by process.
+	CPU proc.CPUUse `json:"cpu"`
 }
 
 // openStore opens a fresh store as cmd/hitch does: the store's migrations,
@@ -176,7 +178,7 @@ func measureCeiling(ctx context.Context, o options, launcher *hitch.Launcher, ro
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &noopWorker{jobCounter: c})
 	return timeJobs(ctx, o, dataDir, dbURL, jobRun{name: "ceiling", kind: noopKind, workers: workers, counter: c,
-		args: func() river.JobArgs { return noopArgs{} }})
+		args: func() river.JobArgs { return noopArgs{} }, cpu: cpuGroups(dbURL, nil)})
 }
 
 // measureFloor times n jobs that each POST one envelope to a receiver in a
@@ -193,13 +195,13 @@ func measureFloor(ctx context.Context, o options, launcher *hitch.Launcher, roun
 	if err != nil {
 		return jobsResult{}, err
 	}
-	return timeFloor(ctx, o, dataDir, dbURL, rcv)
+	return timeFloor(ctx, o, dataDir, dbURL, rcv, cpuGroups(dbURL, map[string]int{"receiver": rcv.child.PID()}))
 }
 
 // timeFloor times the floor's jobs against rcv as the backlog's deliveries
 // are timed: the receiver holds the first POSTs, one per worker, then lets
 // them go, and the run is timed from that release.
-func timeFloor(ctx context.Context, o options, dataDir, dbURL string, rcv endpoint) (jobsResult, error) {
+func timeFloor(ctx context.Context, o options, dataDir, dbURL string, rcv endpoint, cpu proc.CPUGroups) (jobsResult, error) {
 	body, err := json.Marshal(event.Envelope{ID: event.NewID(), Event: event.Test,
 		Data: map[string]any{"message": "A benchmark's delivery floor."}, Timestamp: time.Now().UnixMilli()})
 	if err != nil {
@@ -242,7 +244,7 @@ func timeFloor(ctx context.Context, o options, dataDir, dbURL string, rcv endpoi
 		args: func() river.JobArgs {
 			return postArgs{webhook.DeliveryArgs{ClientID: hitch.DevClientID, EventID: event.NewID(), EndpointID: event.NewID()}}
 		},
-		begin: release})
+		begin: release, cpu: cpu})
 	if err != nil {
 		return res, err
 	}
@@ -276,6 +278,22 @@ type jobRun struct {
 	// begin, when set, is called once the client has started; the run is
 	// timed from the instant it returns, else from the start.
 	begin func(context.Context) (time.Time, error)
+	// cpu are the processes whose CPU time the run reports.
+	cpu proc.CPUGroups
+}
+
+// cpuGroups are the processes of a phase whose CPU time it reports: this
+// one, those in pids, and on PostgreSQL the server's processes on this
+// machine (a server elsewhere counts for nothing).
+func cpuGroups(dbURL string, pids map[string]int) proc.CPUGroups {
+	g := proc.CPUGroups{PIDs: map[string]int{"benchmark": os.Getpid()}}
+	for name, pid := range pids {
+		g.PIDs[name] = pid
+	}
+	if dbURL != "" {
+		g.Comms = map[string]string{"postgres": "postgres"}
+	}
+	return g
 }
 
 // timeJobs inserts o.events jobs in the webhooks queue of a fresh store
@@ -312,7 +330,7 @@ func timeJobs(ctx context.Context, o options, dataDir, dbURL string, run jobRun)
 		return res, fmt.Errorf("%s: %d jobs pending after inserting %d", run.name, n, o.events)
 	}
 
-	start := time.Now()
+	start, cpuBefore := time.Now(), run.cpu.Sample()
 	if err := q.Start(ctx); err != nil {
 		return res, err
 	}
@@ -325,6 +343,7 @@ func timeJobs(ctx context.Context, o options, dataDir, dbURL string, run jobRun)
 		if start, err = run.begin(ctx); err != nil {
 			return res, err
 		}
+		cpuBefore = run.cpu.Sample()
 	}
 	timeout := drainTimeout(o.events)
 	select {
@@ -334,6 +353,7 @@ func timeJobs(ctx context.Context, o options, dataDir, dbURL string, run jobRun)
 	case <-time.After(timeout):
 		return res, fmt.Errorf("%s: %d of %d jobs worked after %v", run.name, run.counter.worked.Load(), o.events, timeout)
 	}
+	res.CPU = run.cpu.Sample().Since(cpuBefore)
 	res.WorkedSeconds = run.counter.lastAt.Sub(start).Seconds()
 	res.PerSec = float64(o.events) / res.WorkedSeconds
 

@@ -4,11 +4,14 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"runtime"
 	"testing"
 	"time"
 
 	"github.com/riverqueue/river"
 
+	"github.com/hitchdev/hitch/bench/internal/proc"
 	"github.com/hitchdev/hitch/internal/netguard"
 	"github.com/hitchdev/hitch/internal/webhook"
 )
@@ -89,26 +92,45 @@ func TestTimeJobs(t *testing.T) {
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &noopWorker{jobCounter: c})
 	res, err := timeJobs(ctx, o, t.TempDir(), "", jobRun{name: "ceiling", kind: noopKind, workers: workers, counter: c,
-		args: func() river.JobArgs { return noopArgs{} }})
+		args: func() river.JobArgs { return noopArgs{} }, cpu: cpuGroups("", nil)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Jobs != 60 || c.worked.Load() != 60 || res.PerSec <= 0 || res.CompletedSeconds < res.WorkedSeconds {
 		t.Errorf("ceiling: %+v, %d worked", res, c.worked.Load())
 	}
+	checkCPU(t, "ceiling", res.CPU, "benchmark")
 
 	rcv, err := startReceiver()
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(rcv.close)
-	res, err = timeFloor(ctx, o, t.TempDir(), "", rcv)
+	res, err = timeFloor(ctx, o, t.TempDir(), "", rcv, cpuGroups("", map[string]int{"receiver": os.Getpid()}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	first, dups, noID := rcv.receipts()
 	if res.Jobs != 60 || res.PerSec <= 0 || res.CompletedSeconds < res.WorkedSeconds || len(first) != 60 || dups != 0 || noID != 0 {
 		t.Errorf("floor: %+v; the receiver has %d ids, %d repeats, %d without an id", res, len(first), dups, noID)
+	}
+	checkCPU(t, "floor", res.CPU, "benchmark", "receiver")
+}
+
+// checkCPU checks that a run's CPU time covers its window and names the
+// groups of processes it was given, where Linux's /proc has them.
+func checkCPU(t *testing.T, run string, u proc.CPUUse, groups ...string) {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		return
+	}
+	if u.Seconds <= 0 {
+		t.Errorf("%s: CPU over %.3f s: want the run's window", run, u.Seconds)
+	}
+	for _, g := range groups {
+		if _, ok := u.GroupSeconds[g]; !ok {
+			t.Errorf("%s: no CPU time for %q in %v", run, g, u.GroupSeconds)
+		}
 	}
 }
 

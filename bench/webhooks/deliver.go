@@ -48,6 +48,9 @@ type backlogDrain struct {
 	FloorPercent   float64 `json:"floor_percent"`
 	Duplicates     int     `json:"duplicates"`
 	Missing        int     `json:"missing"`
+	// CPU is the machine's CPU time from the release to the last receipt,
+	// by process.
+	CPU proc.CPUUse `json:"cpu"`
 }
 
 // pacedResult is the latency of events created at Rate per second.
@@ -118,7 +121,8 @@ func measureDeliveries(ctx context.Context, o options, launcher *hitch.Launcher,
 	}
 
 	launcher.Progress("delivery: a backlog of %d events, created with deliveries held, then let go", o.events)
-	if res.Backlog, err = drainBacklog(ctx, o, launcher, rcv, h, base); err != nil {
+	cpu := cpuGroups(o.hitch.DatabaseURL, map[string]int{"hitch": h.PID(), "receiver": rcv.child.PID()})
+	if res.Backlog, err = drainBacklog(ctx, o, launcher, rcv, h, base, cpu); err != nil {
 		return res, err
 	}
 	if res.Backlog.Missing > 0 {
@@ -158,7 +162,7 @@ const apiSettle = time.Second
 // drainBacklog creates o.events events while rcv holds every delivery,
 // waits apiSettle, lets them go, and times their delivery. Hitch must have
 // been started with a webhook timeout longer than the creating takes.
-func drainBacklog(ctx context.Context, o options, launcher *hitch.Launcher, rcv *receiverProcess, h server, base string) (backlogDrain, error) {
+func drainBacklog(ctx context.Context, o options, launcher *hitch.Launcher, rcv *receiverProcess, h server, base string, cpu proc.CPUGroups) (backlogDrain, error) {
 	var res backlogDrain
 	earlier, dupsBefore, _ := rcv.receipts()
 	before := len(earlier)
@@ -179,11 +183,12 @@ func drainBacklog(ctx context.Context, o options, launcher *hitch.Launcher, rcv 
 		rcv.release()
 		return res, ctx.Err()
 	}
-	released := time.Now()
+	released, cpuBefore := time.Now(), cpu.Sample()
 	rcv.release()
 	if err := waitDelivered(ctx, rcv, cr.events, before, h, drainTimeout(len(cr.events))); err != nil && ctx.Err() != nil {
 		return res, ctx.Err()
 	}
+	res.CPU = cpu.Sample().Since(cpuBefore)
 	// Give a late duplicate a moment to show.
 	time.Sleep(100 * time.Millisecond)
 	first, dups, _ := rcv.receipts()

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hitchdev/hitch/bench/internal/benchreport"
+	"github.com/hitchdev/hitch/bench/internal/proc"
 )
 
 // Targets of the issue, checked on every store.
@@ -264,6 +265,7 @@ func (r *report) writeMarkdown(w io.Writer) {
 	if len(r.Rounds) > 1 {
 		r.writeRounds(bw)
 	}
+	r.writeCPU(bw)
 
 	fmt.Fprintf(bw, "| GET /accounts/get, %d conns | req/s | p50 | p99 | max | errors |\n", b.Conns)
 	fmt.Fprintln(bw, "|---|--:|--:|--:|--:|--:|")
@@ -315,6 +317,53 @@ func (r *report) writeRounds(w io.Writer) {
 		row(fmt.Sprint(i+1), s)
 	}
 	row("median", r.Median)
+	fmt.Fprintln(w)
+}
+
+// cpuColumns are the groups of processes the CPU table shows, in order.
+var cpuColumns = []string{"hitch", "postgres", "receiver", "benchmark", "other"}
+
+// writeCPU prints, for each round's ceiling, floor and backlog, the CPU
+// time each process spent per job or delivery: where the machine's two
+// (or more) CPUs went, and so what bounds each rate.
+func (r *report) writeCPU(w io.Writer) {
+	rounds := append([]round{{Ceiling: r.Ceiling, Floor: r.Floor, Deliver: r.Deliver}}, r.Extra...)
+	if r.Ceiling.CPU.GroupSeconds == nil {
+		return // no /proc
+	}
+	fmt.Fprintln(w, "CPU time per job or delivery, by process, in µs (from /proc, in 10 ms ticks; \"other\" is the rest of the machine's busy time), over each phase's timed window:")
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "| round | phase | per second | machine busy | %s | total |\n", strings.Join(cpuColumns, " | "))
+	fmt.Fprintf(w, "|---|---|--:|--:|%s--:|\n", strings.Repeat("--:|", len(cpuColumns)))
+	for i, rd := range rounds {
+		for _, ph := range []struct {
+			name   string
+			n      int
+			perSec float64
+			cpu    proc.CPUUse
+		}{
+			{"ceiling (no-op jobs)", rd.Ceiling.Jobs, rd.Ceiling.PerSec, rd.Ceiling.CPU},
+			{"floor (POST-only jobs)", rd.Floor.Jobs, rd.Floor.PerSec, rd.Floor.CPU},
+			{"backlog (deliveries)", rd.Deliver.Backlog.Events - rd.Deliver.Backlog.Missing, rd.Deliver.Backlog.PerSec, rd.Deliver.Backlog.CPU},
+		} {
+			per := ph.cpu.PerOp(ph.n)
+			if per == nil {
+				continue
+			}
+			fmt.Fprintf(w, "| %d | %s | %.0f | %.0f%% |", i+1, ph.name, ph.perSec, ph.cpu.BusyPercent)
+			total := 0.0
+			for _, c := range cpuColumns {
+				v, ok := per[c]
+				if !ok {
+					fmt.Fprint(w, " — |")
+					continue
+				}
+				total += v
+				fmt.Fprintf(w, " %.0f |", v)
+			}
+			fmt.Fprintf(w, " %.0f |\n", total)
+		}
+	}
 	fmt.Fprintln(w)
 }
 

@@ -3,6 +3,8 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/hitchdev/hitch/bench/internal/proc"
 )
 
 // The median is the middle value of each field, or the mean of the two
@@ -86,5 +88,35 @@ func TestReportRounds(t *testing.T) {
 		if err := broken.failed(); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: failed() = %v, want an error naming %q", tt.name, err, tt.want)
 		}
+	}
+}
+
+// The CPU table gives each phase's CPU time per job by process, in µs,
+// with a dash for a process the phase did not have.
+func TestReportCPU(t *testing.T) {
+	t.Parallel()
+	r := &report{}
+	r.Ceiling = jobsResult{Jobs: 1000, PerSec: 20000, CPU: proc.CPUUse{Seconds: 0.05, BusyPercent: 90,
+		GroupSeconds: map[string]float64{"benchmark": 0.03, "postgres": 0.05}, OtherSeconds: 0.01}}
+	r.Floor = jobsResult{Jobs: 1000, PerSec: 10000, CPU: proc.CPUUse{Seconds: 0.1, BusyPercent: 95,
+		GroupSeconds: map[string]float64{"benchmark": 0.07, "postgres": 0.06, "receiver": 0.05}}}
+	r.Deliver.Backlog = backlogDrain{Events: 1000, Missing: 0, PerSec: 5000, CPU: proc.CPUUse{Seconds: 0.2, BusyPercent: 99,
+		GroupSeconds: map[string]float64{"benchmark": 0.01, "postgres": 0.2, "receiver": 0.06, "hitch": 0.12}, OtherSeconds: 0.01}}
+	var b strings.Builder
+	r.writeCPU(&b)
+	for _, want := range []string{
+		"| 1 | ceiling (no-op jobs) | 20000 | 90% | — | 50 | — | 30 | 10 | 90 |",
+		"| 1 | floor (POST-only jobs) | 10000 | 95% | — | 60 | 50 | 70 | 0 | 180 |",
+		"| 1 | backlog (deliveries) | 5000 | 99% | 120 | 200 | 60 | 10 | 10 | 400 |",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("CPU table lacks %q:\n%s", want, b.String())
+		}
+	}
+
+	b.Reset()
+	(&report{}).writeCPU(&b)
+	if b.Len() != 0 {
+		t.Errorf("a run without /proc printed a CPU table:\n%s", b.String())
 	}
 }

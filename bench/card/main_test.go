@@ -124,29 +124,6 @@ func TestBareDecrypts(t *testing.T) {
 	}
 }
 
-func TestParseStat(t *testing.T) {
-	t.Parallel()
-	// A command name with spaces and a parenthesis; utime 250, stime 50.
-	proc := "4242 (hitch (x) serve) S 1 4242 1 0 -1 4194560 100 0 0 0 250 50 0 0 20 0 9 0 100 0 0"
-	if got, err := parseProcessStat(proc); err != nil || got != 3*time.Second {
-		t.Errorf("parseProcessStat = %v, %v; want 3s", got, err)
-	}
-	// user 100, nice 20, system 30, idle and iowait left out, irq 1,
-	// softirq 2, steal 47.
-	machine := "cpu  100 20 30 5000 700 1 2 47 0 0\ncpu0 50 10 15 2500 350 0 1 23 0 0\n"
-	if got, err := parseMachineStat(machine); err != nil || got != 2*time.Second {
-		t.Errorf("parseMachineStat = %v, %v; want 2s", got, err)
-	}
-	for _, bad := range []string{"4242 hitch S 1", "4242 (hitch) S 1 2 3"} {
-		if _, err := parseProcessStat(bad); err == nil {
-			t.Errorf("parseProcessStat(%q) succeeded", bad)
-		}
-	}
-	if _, err := parseMachineStat("intr 1 2 3\n"); err == nil {
-		t.Error("parseMachineStat without a cpu line succeeded")
-	}
-}
-
 // The report holds Hitch's req/s to 70% of the bare loop's decrypts/s, says
 // when a run is outside what the target was set for, and counts failures
 // against it.

@@ -1,7 +1,6 @@
 package proc
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"strconv"
@@ -120,57 +119,87 @@ func (u CPUUse) PerOp(n int) map[string]float64 {
 	return per
 }
 
-// machineTicks reads the busy and total ticks of all CPUs from /proc/stat
-// (iowait counts as idle).
+// ProcessCPU is the user and system CPU time process pid has used, all
+// its threads together, from /proc/PID/stat (so Linux only).
+func ProcessCPU(pid int) (time.Duration, error) {
+	t, _, err := processTicks(pid)
+	return ticksDuration(t), err
+}
+
+// MachineCPU is the CPU time all the machine's CPUs have spent busy, from
+// /proc/stat.
+func MachineCPU() (time.Duration, error) {
+	busy, _, err := machineTicks()
+	return ticksDuration(busy), err
+}
+
+func ticksDuration(ticks int64) time.Duration { return time.Duration(ticks) * time.Second / userHZ }
+
 func machineTicks() (busy, total int64, err error) {
 	data, err := os.ReadFile("/proc/stat")
 	if err != nil {
 		return 0, 0, err
 	}
-	line, _, _ := bytes.Cut(data, []byte("\n"))
-	fields := strings.Fields(string(line))
-	if len(fields) < 6 || fields[0] != "cpu" {
-		return 0, 0, fmt.Errorf("proc: unexpected /proc/stat: %.40q", line)
-	}
-	for i, f := range fields[1:] {
-		if i >= 8 { // guest times are within user and nice
-			break
-		}
-		v, err := strconv.ParseInt(f, 10, 64)
-		if err != nil {
-			return 0, 0, fmt.Errorf("proc: /proc/stat: %w", err)
-		}
-		total += v
-		if i != 3 && i != 4 { // idle, iowait
-			busy += v
-		}
-	}
-	return busy, total, nil
+	return ParseMachineStat(string(data))
 }
 
-// processTicks reads a process's user and system ticks, all its threads
-// together, and its command name, from /proc/PID/stat.
 func processTicks(pid int) (ticks int64, comm string, err error) {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		return 0, "", err
 	}
-	// The command name is in parentheses and may hold spaces or ')'.
-	open, end := bytes.IndexByte(data, '('), bytes.LastIndexByte(data, ')')
-	if open < 0 || end < open {
-		return 0, "", fmt.Errorf("proc: unexpected /proc/%d/stat", pid)
+	return ParseProcessStat(string(data))
+}
+
+// ParseMachineStat reads the first line of /proc/stat, "cpu user nice
+// system idle iowait irq softirq steal …": the ticks all CPUs spent busy
+// (all but idle and iowait; guest time is already in user), and in all.
+func ParseMachineStat(stat string) (busy, total int64, err error) {
+	line, _, _ := strings.Cut(stat, "\n")
+	f := strings.Fields(line)
+	if len(f) < 9 || f[0] != "cpu" {
+		return 0, 0, fmt.Errorf("proc: malformed /proc/stat %.80q", line)
 	}
-	fields := strings.Fields(string(data[end+1:]))
-	// After the name: state is field 3, utime 14 and stime 15.
-	if len(fields) < 13 {
-		return 0, "", fmt.Errorf("proc: short /proc/%d/stat", pid)
-	}
-	for _, f := range fields[11:13] {
-		v, err := strconv.ParseInt(f, 10, 64)
+	for i, s := range f[1:9] {
+		n, err := parseTicks(s)
 		if err != nil {
-			return 0, "", fmt.Errorf("proc: /proc/%d/stat: %w", pid, err)
+			return 0, 0, fmt.Errorf("proc: malformed /proc/stat %.80q", line)
 		}
-		ticks += v
+		total += n
+		if i != 3 && i != 4 { // idle, iowait
+			busy += n
+		}
 	}
-	return ticks, string(data[open+1 : end]), nil
+	return busy, total, nil
+}
+
+// ParseProcessStat reads a /proc/PID/stat line: utime plus stime (fields
+// 14 and 15, counted after the command name), and the command name, which
+// is in parentheses and may hold spaces and parentheses.
+func ParseProcessStat(stat string) (ticks int64, comm string, err error) {
+	open, end := strings.IndexByte(stat, '('), strings.LastIndexByte(stat, ')')
+	if open < 0 || end < open {
+		return 0, "", fmt.Errorf("proc: malformed /proc/PID/stat %.80q", stat)
+	}
+	f := strings.Fields(stat[end+1:]) // f[0] is field 3
+	if len(f) < 13 {
+		return 0, "", fmt.Errorf("proc: malformed /proc/PID/stat %.80q", stat)
+	}
+	for _, s := range f[11:13] {
+		n, err := parseTicks(s)
+		if err != nil {
+			return 0, "", fmt.Errorf("proc: malformed /proc/PID/stat %.80q", stat)
+		}
+		ticks += n
+	}
+	return ticks, stat[open+1 : end], nil
+}
+
+// parseTicks reads a count of 1/userHZ s.
+func parseTicks(s string) (int64, error) {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("bad tick count %q", s)
+	}
+	return n, nil
 }

@@ -30,7 +30,9 @@ func TestCPUUse(t *testing.T) {
 		Comms: map[string]string{"by name": strings.TrimSpace(string(comm)), "nobody": "no such command"},
 	}
 	before := groups.Sample()
-	burn(400 * time.Millisecond)
+	if burn(400*time.Millisecond) == 0 {
+		t.Fatal("the busy loop never ran")
+	}
 	u := groups.Sample().Since(before)
 
 	if u.Seconds < 0.4 || u.BusyPercent <= 0 || u.BusyPercent > 100 {

@@ -30,9 +30,15 @@ type dash struct {
 
 const dashUA = "dashboard-test/1.0"
 
+// dashTimeout bounds one dashboard request. A refused sign-in is padded
+// to fifteen password checks' time (member's refusalFloor), which took
+// over 30 s under the race detector beside the package's other tests on
+// a slow 2-CPU VM.
+const dashTimeout = 2 * time.Minute
+
 func (h *harness) dash() *dash {
 	jar, _ := cookiejar.New(nil)
-	return &dash{t: h.t, h: h, c: &http.Client{Jar: jar, Timeout: 30 * time.Second,
+	return &dash{t: h.t, h: h, c: &http.Client{Jar: jar, Timeout: dashTimeout,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 }
 

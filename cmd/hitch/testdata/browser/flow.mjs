@@ -15,7 +15,10 @@ import { join } from 'node:path';
 const base = process.env.HITCH_URL;
 const out = process.env.OUT_DIR;
 const runID = process.env.RUN_ID;
-const timeout = 15000;
+// How long one step may wait. CI runs these beside every other package
+// under the race detector: on a slow 2-CPU VM a click once took over the
+// 15 s this used to be.
+const timeout = 60000;
 
 const viewports = [
   { name: 'desktop', width: 1280, height: 800 },

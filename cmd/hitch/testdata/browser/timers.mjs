@@ -32,7 +32,10 @@ import { join } from 'node:path';
 const base = process.env.HITCH_URL;
 const clientId = process.env.CLIENT_ID;
 const out = process.env.OUT_DIR;
-const timeout = 15000;
+// How long one step may wait. CI runs these beside every other package
+// under the race detector: on a slow 2-CPU VM a click once took over the
+// 15 s this used to be.
+const timeout = 60000;
 // How long past a flow's timer the script looks again.
 const margin = 3000;
 

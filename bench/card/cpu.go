@@ -15,10 +15,6 @@ func processCPU(pid int) cpuReader {
 	return func() (time.Duration, error) { return proc.ProcessCPU(pid) }
 }
 
-// machineCPU reads the CPU time every CPU of the machine has spent busy:
-// everything but idle and iowait.
-func machineCPU() (time.Duration, error) { return proc.MachineCPU() }
-
 // cpuMeter measures the CPU time of each of its readers from a moment to
 // come, the end of a warm-up, until stopped.
 type cpuMeter struct {

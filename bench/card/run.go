@@ -191,5 +191,5 @@ func waitIdle(ctx context.Context, read cpuReader) (drain, error) {
 // CPU of Hitch, of this process and of the machine, in the order newResult
 // takes them.
 func newPhaseMeter(warmup time.Duration, h *proc.Child) *cpuMeter {
-	return meterCPU(time.Now().Add(warmup), processCPU(h.PID()), processCPU(os.Getpid()), machineCPU)
+	return meterCPU(time.Now().Add(warmup), processCPU(h.PID()), processCPU(os.Getpid()), proc.MachineCPU)
 }

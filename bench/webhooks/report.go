@@ -129,10 +129,16 @@ func newReport(o options, store string) *report {
 	}
 }
 
+// firstRound is the first round, whose results are the report's own
+// fields.
+func (r *report) firstRound() round {
+	return round{Ceiling: r.Ceiling, Floor: r.Floor, Deliver: r.Deliver}
+}
+
 // finish computes the ratio and the notes: failures, and whatever Hitch
 // logged at warn or above.
 func (r *report) finish(hitchLogs map[string][]string) {
-	first := round{Ceiling: r.Ceiling, Floor: r.Floor, Deliver: r.Deliver}
+	first := r.firstRound()
 	s := first.summarize()
 	r.Deliver = first.Deliver
 	r.CeilingPercent, r.FloorCeilingPercent = s.FloodCeilingPercent, s.FloorCeilingPercent
@@ -327,10 +333,10 @@ var cpuColumns = []string{"hitch", "postgres", "receiver", "benchmark", "other"}
 // time each process spent per job or delivery: where the machine's two
 // (or more) CPUs went, and so what bounds each rate.
 func (r *report) writeCPU(w io.Writer) {
-	rounds := append([]round{{Ceiling: r.Ceiling, Floor: r.Floor, Deliver: r.Deliver}}, r.Extra...)
 	if r.Ceiling.CPU.GroupSeconds == nil {
 		return // no /proc
 	}
+	rounds := append([]round{r.firstRound()}, r.Extra...)
 	fmt.Fprintln(w, "CPU time per job or delivery, by process, in µs (from /proc, in 10 ms ticks; \"other\" is the rest of the machine's busy time), over each phase's timed window:")
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "| round | phase | per second | machine busy | %s | total |\n", strings.Join(cpuColumns, " | "))

@@ -35,8 +35,9 @@ const maxYieldWait = time.Second
 // job in statements of its own; together they share them (River fetches
 // and completes jobs in batches, a successful attempt with its job's
 // completion), which costs the API less; the longer the tick the more
-// they share (50 ms against 200 ms: docs/benchmarks.md, session 15). Deliveries of new events do not wait for a tick: they go
-// at once on their credits.
+// they share (50 ms against 200 ms: docs/benchmarks.md, session 15).
+// Deliveries of new events do not wait for a tick: they go at once on
+// their credits.
 const yieldTick = 200 * time.Millisecond
 
 // yielder paces deliveries while busy reports true.

@@ -67,9 +67,6 @@ func open(ctx context.Context, path string) (*driver, error) {
 
 	writerQuery := cloneValues(pragmas)
 	writerQuery.Set("_txlock", "immediate") // take the write lock at BEGIN, not on first write
-	// The writer's own checkpoints are the checkpointer's backstop
-	// (checkpoint.go).
-	writerQuery.Add("_pragma", fmt.Sprintf("wal_autocheckpoint(%d)", restartFrames))
 	writer := sql.OpenDB(&connector{dsn: "file:" + path + "?" + writerQuery.Encode()})
 	writer.SetMaxOpenConns(1)
 	writer.SetMaxIdleConns(1)
@@ -92,11 +89,6 @@ func open(ctx context.Context, path string) (*driver, error) {
 	}
 	// Without a mark (MarkErr says why) every read goes to the database.
 	d.mark = openWALMark(ctx, &connector{dsn: "file:" + path + "?" + readerQuery.Encode()})
-	var backlog func() (uint32, uint32, bool)
-	if d.mark.MarkErr() == nil {
-		backlog = d.mark.Backlog
-	}
-	d.checkpoints = startCheckpointer(&connector{dsn: "file:" + path + "?" + pragmas.Encode()}, backlog)
 	return d, nil
 }
 
@@ -112,8 +104,6 @@ type driver struct {
 	writer *sql.DB // one connection: SQLite has one writer at a time
 	reader *sql.DB // query_only connections for reads outside transactions
 	mark   *walMark
-	// checkpoints copies the WAL into the database file beside the writer.
-	checkpoints *checkpointer
 }
 
 // Mark is the WAL index's header (walMark).
@@ -147,11 +137,7 @@ func (d *driver) Ping(ctx context.Context) error {
 // may be the process's last, and closing it drops the process's locks on
 // the file, which SQLite's connections must no longer need.
 func (d *driver) Close() error {
-	var err error
-	if d.checkpoints != nil {
-		err = d.checkpoints.Close()
-	}
-	err = errors.Join(err, d.reader.Close(), d.writer.Close())
+	err := errors.Join(d.reader.Close(), d.writer.Close())
 	if d.mark != nil {
 		err = errors.Join(err, d.mark.Close())
 	}

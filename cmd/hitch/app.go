@@ -161,13 +161,6 @@ func newApp(ctx context.Context, cfg *config.Config, logOut io.Writer) (*app, er
 		metrics:    prometheus.NewRegistry(),
 		now:        now,
 	}
-	// On SQLite, accounts versions are kept while the WAL index shows no
-	// commit; an operator should know when they are not.
-	if m, ok := st.(interface{ VersionMemoErr() error }); ok && st.Dialect() == "sqlite" {
-		if err := m.VersionMemoErr(); err != nil {
-			a.log.Warn("accounts versions are read on every request", "reason", err)
-		}
-	}
 	events := &event.Log{}
 	a.accounts = account.NewService(st, catalog, events, cfg.PublicURL, now)
 	a.txns = transaction.NewService(st, events, a.accounts.EventMerchant, now)

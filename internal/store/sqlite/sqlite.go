@@ -87,8 +87,6 @@ func open(ctx context.Context, path string) (*driver, error) {
 		d.Close()
 		return nil, fmt.Errorf("sqlite: %w", err)
 	}
-	// Without a mark (MarkErr says why) every read goes to the database.
-	d.mark = openWALMark(ctx, &connector{dsn: "file:" + path + "?" + readerQuery.Encode()})
 	return d, nil
 }
 
@@ -103,22 +101,6 @@ func cloneValues(v url.Values) url.Values {
 type driver struct {
 	writer *sql.DB // one connection: SQLite has one writer at a time
 	reader *sql.DB // query_only connections for reads outside transactions
-	mark   *walMark
-}
-
-// Mark is the WAL index's header (walMark).
-func (d *driver) Mark() (sqlstore.Mark, bool) {
-	if d.mark == nil {
-		return sqlstore.Mark{}, false
-	}
-	return d.mark.Mark()
-}
-
-func (d *driver) MarkErr() error {
-	if d.mark == nil {
-		return errors.New("the store is not open")
-	}
-	return d.mark.MarkErr()
 }
 
 func (d *driver) Name() string { return "sqlite" }
@@ -133,15 +115,8 @@ func (d *driver) Ping(ctx context.Context) error {
 	return d.reader.PingContext(ctx)
 }
 
-// Close closes the pools, then the mark: its descriptor of the -shm file
-// may be the process's last, and closing it drops the process's locks on
-// the file, which SQLite's connections must no longer need.
 func (d *driver) Close() error {
-	err := errors.Join(d.reader.Close(), d.writer.Close())
-	if d.mark != nil {
-		err = errors.Join(err, d.mark.Close())
-	}
-	return err
+	return errors.Join(d.reader.Close(), d.writer.Close())
 }
 
 func (d *driver) Migrations() fs.FS {

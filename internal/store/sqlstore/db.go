@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/hitchdev/hitch/internal/store"
 )
@@ -14,9 +13,6 @@ type DB struct {
 	executor
 	drv        Driver
 	migrations []migration
-	// memo keeps users' accounts versions while the database is unchanged,
-	// when the driver can tell that without a query (a Marker).
-	memo *versionMemo
 	// group commits concurrent transactions together on a single writer
 	// (nil otherwise).
 	group *grouper
@@ -31,9 +27,6 @@ func New(drv Driver) (*DB, error) {
 		return nil, err
 	}
 	db := &DB{executor: executor{conn: drv, drv: drv}, drv: drv, migrations: migrations}
-	if m, ok := drv.(Marker); ok {
-		db.memo = newVersionMemo(m, time.Now)
-	}
 	if _, ok := drv.(SingleWriter); ok {
 		db.group = newGrouper(drv)
 	}

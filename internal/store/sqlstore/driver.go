@@ -49,22 +49,6 @@ type Copier interface {
 	CopyFrom(ctx context.Context, table string, columns []string, rows [][]any) (int64, error)
 }
 
-// Mark is a driver's opaque record of the database's last commit: two
-// marks are equal only if no commit, by any connection in any process, came
-// between them (up to the chance that a 32-bit commit counter, the frame
-// count, random salts and checksums all repeat).
-type Mark [48]byte
-
-// Marker is a driver that can read the database's Mark without a query
-// (SQLite's WAL index).
-type Marker interface {
-	// Mark returns the current mark; ok is false when it cannot tell, and
-	// the caller must then assume the database changed.
-	Mark() (m Mark, ok bool)
-	// MarkErr tells why Mark never answers, or nil when it does.
-	MarkErr() error
-}
-
 // Driver is one dialect's open database.
 type Driver interface {
 	Conn

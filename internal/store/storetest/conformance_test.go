@@ -307,6 +307,72 @@ func TestAccounts(t *testing.T) {
 	})
 }
 
+// A user's accounts version changes with every change to the user's
+// accounts, whichever store (process or node) on the database made it, and
+// only then.
+func TestUserAccountsVersion(t *testing.T) {
+	t.Parallel()
+	storetest.ForEachPair(t, func(t *testing.T, st, other store.Store) {
+		ctx := context.Background()
+		newClient(t, st, "a")
+		u := newUser(t, st, "a", "user-1")
+		bystander := newUser(t, st, "a", "user-2")
+		version := func(reader store.Store) int64 {
+			t.Helper()
+			id, v, err := reader.UserAccountsVersion(ctx, "a", "user-1")
+			if err != nil || id != u.ID {
+				t.Fatalf("UserAccountsVersion = %q, %d, %v; want user %s", id, v, err, u.ID)
+			}
+			return v
+		}
+		last := version(st)
+		changes := []struct {
+			name   string
+			writer store.Store
+			change func(w store.Store) error
+		}{
+			{"a link", st, func(w store.Store) error {
+				_, err := w.AccountLink(ctx, &store.AccountLinkParams{ID: uuid.NewString(), ClientID: "a", UserID: u.ID,
+					MerchantID: 10, Now: t0})
+				return err
+			}},
+			{"a link through the other store", other, func(w store.Store) error {
+				_, err := w.AccountLink(ctx, &store.AccountLinkParams{ID: uuid.NewString(), ClientID: "a", UserID: u.ID,
+					MerchantID: 20, Now: t0})
+				return err
+			}},
+			{"a disconnection in a transaction", other, func(w store.Store) error {
+				return w.InTx(ctx, func(ex store.Executor) error {
+					_, _, err := ex.AccountSetConnection(ctx, &store.AccountSetConnectionParams{
+						AccountRef: store.AccountRef{ClientID: "a", UserID: u.ID, MerchantID: 10, Now: t0}, Status: "disconnected"})
+					return err
+				})
+			}},
+			{"an unlink", st, func(w store.Store) error {
+				return w.AccountUnlink(ctx, &store.AccountRef{ClientID: "a", UserID: u.ID, MerchantID: 20, Now: t0})
+			}},
+		}
+		for _, c := range changes {
+			if err := c.change(c.writer); err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+			for _, reader := range []store.Store{st, other} {
+				if v := version(reader); v == last {
+					t.Fatalf("after %s the version is still %d", c.name, v)
+				}
+			}
+			last = version(st)
+		}
+		newAccount(t, other, bystander, 30)
+		if v := version(st); v != last {
+			t.Fatalf("another user's link changed the version from %d to %d", last, v)
+		}
+		if _, _, err := st.UserAccountsVersion(ctx, "a", "nobody"); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("an unknown user's version: %v", err)
+		}
+	})
+}
+
 func TestEvents(t *testing.T) {
 	t.Parallel()
 	storetest.ForEach(t, func(t *testing.T, st store.Store) {

@@ -105,9 +105,6 @@ type driver struct {
 
 func (d *driver) Name() string { return "sqlite" }
 
-// SingleWriter makes the store commit concurrent transactions in groups.
-func (d *driver) SingleWriter() {}
-
 func (d *driver) Ping(ctx context.Context) error {
 	if err := d.writer.PingContext(ctx); err != nil {
 		return err

@@ -13,9 +13,6 @@ type DB struct {
 	executor
 	drv        Driver
 	migrations []migration
-	// group commits concurrent transactions together on a single writer
-	// (nil otherwise).
-	group *grouper
 }
 
 var _ store.Store = (*DB)(nil)
@@ -26,24 +23,14 @@ func New(drv Driver) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	db := &DB{executor: executor{conn: drv, drv: drv}, drv: drv, migrations: migrations}
-	if _, ok := drv.(SingleWriter); ok {
-		db.group = newGrouper(drv)
-	}
-	return db, nil
+	return &DB{executor: executor{conn: drv, drv: drv}, drv: drv, migrations: migrations}, nil
 }
 
 func (db *DB) Dialect() string                { return db.drv.Name() }
 func (db *DB) Ping(ctx context.Context) error { return db.drv.Ping(ctx) }
 
-// Close refuses new transactions, waits for those queued to run, and
-// closes the database.
-func (db *DB) Close() error {
-	if db.group != nil {
-		db.group.close()
-	}
-	return db.drv.Close()
-}
+// Close closes the database's connections.
+func (db *DB) Close() error { return db.drv.Close() }
 
 // Native returns the dialect's own pool and schema (see Driver.Native).
 func (db *DB) Native() (pool any, schema string) { return db.drv.Native() }
@@ -68,12 +55,10 @@ func (db *DB) InMigrationTx(ctx context.Context, fn func(rawTx any) error) error
 	return tx.Commit(ctx)
 }
 
-// InTx runs fn in a transaction. A panic in fn rolls back and re-panics.
-// On a single writer, concurrent calls commit in groups (see grouper).
+// InTx runs fn in one database transaction (on SQLite, BEGIN IMMEDIATE on
+// the writer connection). An error or a panic in fn rolls back; the panic
+// goes on.
 func (db *DB) InTx(ctx context.Context, fn func(store.Executor) error) (err error) {
-	if db.group != nil {
-		return db.group.inTx(ctx, fn)
-	}
 	tx, err := db.drv.Begin(ctx)
 	if err != nil {
 		return fmt.Errorf("store: begin: %w", err)
@@ -86,11 +71,7 @@ func (db *DB) InTx(ctx context.Context, fn func(store.Executor) error) (err erro
 			}
 		}
 	}()
-	ex := &TxExecutor{executor: executor{conn: tx, drv: db.drv}, tx: tx}
-	if err := fn(ex); err != nil {
-		return err
-	}
-	if err := flushDeferred(ctx, tx, ex.deferred); err != nil {
+	if err := fn(&TxExecutor{executor: executor{conn: tx, drv: db.drv}, tx: tx}); err != nil {
 		return err
 	}
 	if err := tx.Commit(ctx); err != nil {
@@ -103,56 +84,7 @@ func (db *DB) InTx(ctx context.Context, fn func(store.Executor) error) (err erro
 // TxExecutor is the Executor handed to InTx callbacks.
 type TxExecutor struct {
 	executor
-	tx       Tx
-	deferred []deferred
-}
-
-// deferred is an item of work left for the end of a transaction.
-type deferred struct {
-	key   any
-	item  any
-	flush func(ctx context.Context, rawTx any, items []any) error
-}
-
-// BeforeCommit leaves item to the end of the transaction: just before it
-// commits, flush runs once for each key, in the native transaction (see
-// Raw), with the items of that key in the order they were left. On a
-// single writer the transaction is a group's, so one flush serves every
-// call of the group: River's job inserts, one statement per group instead
-// of one per call. The items of a call that fails are dropped with its
-// writes; a flush that fails fails the whole transaction.
-func (t *TxExecutor) BeforeCommit(key, item any, flush func(ctx context.Context, rawTx any, items []any) error) {
-	t.deferred = append(t.deferred, deferred{key: key, item: item, flush: flush})
-}
-
-// flushDeferred runs the flushes of ds in tx, each key once, in the order
-// keys first appear. A panic in a flush is returned as an error: on a
-// single writer it runs on the grouper's goroutine.
-func flushDeferred(ctx context.Context, tx Tx, ds []deferred) (err error) {
-	if len(ds) == 0 {
-		return nil
-	}
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("store: before commit: panic: %v", p)
-		}
-	}()
-	var keys []any
-	items := map[any][]any{}
-	flushes := map[any]func(context.Context, any, []any) error{}
-	for _, d := range ds {
-		if _, ok := flushes[d.key]; !ok {
-			keys = append(keys, d.key)
-			flushes[d.key] = d.flush
-		}
-		items[d.key] = append(items[d.key], d.item)
-	}
-	for _, k := range keys {
-		if err := flushes[k](ctx, tx.Raw(), items[k]); err != nil {
-			return fmt.Errorf("store: before commit: %w", err)
-		}
-	}
-	return nil
+	tx Tx
 }
 
 // Raw returns the native transaction (*sql.Tx for SQLite, pgx.Tx for

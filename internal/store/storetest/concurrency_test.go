@@ -4,9 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/hitchdev/hitch/internal/store"
 	"github.com/hitchdev/hitch/internal/store/postgres"
@@ -61,6 +65,95 @@ func TestConcurrentMigrate(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Concurrent transactions through two stores on one database (two
+// processes or nodes) all commit, none losing another's update: on SQLite
+// each store's writer waits for the other's (BEGIN IMMEDIATE under
+// busy_timeout) instead of failing with SQLITE_BUSY.
+func TestConcurrentTransactions(t *testing.T) {
+	t.Parallel()
+	storetest.ForEachPair(t, func(t *testing.T, a, b store.Store) {
+		ctx := context.Background()
+		newClient(t, a, "c")
+		shared := newUser(t, a, "c", "shared")
+		const writers = 32
+		errs := make(chan error, writers)
+		var wg sync.WaitGroup
+		for i := range writers {
+			st := a
+			if i%2 == 1 {
+				st = b
+			}
+			wg.Go(func() {
+				errs <- st.InTx(ctx, func(ex store.Executor) error {
+					if _, err := ex.ClientGetByID(ctx, "c"); err != nil {
+						return err
+					}
+					if _, err := ex.UserGetOrCreate(ctx, &store.UserGetOrCreateParams{ID: uuid.NewString(), ClientID: "c",
+						ExternalUserID: fmt.Sprint("user-", i), CreatedAt: t0}); err != nil {
+						return err
+					}
+					_, err := ex.UserNextEventSequence(ctx, "c", shared.ID)
+					return err
+				})
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				t.Errorf("a concurrent transaction failed: %v", err)
+			}
+		}
+		for i := range writers {
+			if _, err := b.UserGet(ctx, "c", fmt.Sprint("user-", i)); err != nil {
+				t.Errorf("user-%d: %v", i, err)
+			}
+		}
+		if seq, err := a.UserNextEventSequence(ctx, "c", shared.ID); err != nil || seq != writers+1 {
+			t.Fatalf("the shared sequence is %d (%v) after %d increments and this one", seq, err, writers)
+		}
+	})
+}
+
+// A transaction that waits for another (SQLite's one writer, or a row
+// PostgreSQL has locked) gives up when its context ends, leaving no write,
+// and the store goes on.
+func TestTransactionWaitEndsWithItsContext(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, st store.Store) {
+		ctx := context.Background()
+		newClient(t, st, "c")
+		u := newUser(t, st, "c", "u")
+		locked, release := make(chan struct{}), make(chan struct{})
+		holder := make(chan error, 1)
+		go func() {
+			holder <- st.InTx(ctx, func(ex store.Executor) error {
+				_, err := ex.UserNextEventSequence(ctx, "c", u.ID)
+				close(locked)
+				<-release
+				return err
+			})
+		}()
+		<-locked
+		waiting, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+		defer cancel()
+		err := st.InTx(waiting, func(ex store.Executor) error {
+			_, err := ex.UserNextEventSequence(waiting, "c", u.ID)
+			return err
+		})
+		close(release)
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("the waiting transaction = %v, want its deadline", err)
+		}
+		if err := <-holder; err != nil {
+			t.Fatalf("the holding transaction: %v", err)
+		}
+		if seq, err := st.UserNextEventSequence(ctx, "c", u.ID); err != nil || seq != 2 {
+			t.Fatalf("the sequence is %d (%v), want 2: the holder's increment and this one", seq, err)
+		}
+	})
 }
 
 func TestJWEKeyOneBootstrap(t *testing.T) {

@@ -421,59 +421,6 @@ func TestEventsAreAppendOnly(t *testing.T) {
 	})
 }
 
-// Work left for before the commit runs once per key, in the transaction,
-// with its items in order; a flush that fails rolls the transaction back.
-func TestInTxBeforeCommit(t *testing.T) {
-	t.Parallel()
-	storetest.ForEach(t, func(t *testing.T, st store.Store) {
-		ctx := context.Background()
-		type beforeCommitter interface {
-			BeforeCommit(key, item any, flush func(ctx context.Context, rawTx any, items []any) error)
-		}
-		var got [][]any
-		flush := func(ctx context.Context, rawTx any, items []any) error {
-			got = append(got, items)
-			// Each flush renames the client its transaction inserted.
-			if err := execRaw(ctx, rawTx, `UPDATE clients SET name = 'flushed' WHERE id IN ('writer', 'doomed')`); err != nil {
-				return err
-			}
-			if items[0] == "poison" {
-				return errors.New("flush failed")
-			}
-			return nil
-		}
-		other := func(context.Context, any, []any) error { got = append(got, []any{"other"}); return nil }
-		err := st.InTx(ctx, func(ex store.Executor) error {
-			bc := ex.(beforeCommitter)
-			bc.BeforeCommit("k", "a", flush)
-			bc.BeforeCommit("other", nil, other)
-			newClient(t, ex, "writer")
-			bc.BeforeCommit("k", "b", flush)
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(got) != 2 || len(got[0]) != 2 || got[0][0] != "a" || got[0][1] != "b" || got[1][0] != "other" {
-			t.Fatalf("flushes %v, want [[a b] [other]]", got)
-		}
-		if c, err := st.ClientGetByID(ctx, "writer"); err != nil || c.Name != "flushed" {
-			t.Fatalf("the flush's write: %+v, %v", c, err)
-		}
-		err = st.InTx(ctx, func(ex store.Executor) error {
-			ex.(beforeCommitter).BeforeCommit("k", "poison", flush)
-			newClient(t, ex, "doomed")
-			return nil
-		})
-		if err == nil {
-			t.Fatal("a failed flush did not fail InTx")
-		}
-		if _, err := st.ClientGetByID(ctx, "doomed"); !errors.Is(err, store.ErrNotFound) {
-			t.Errorf("a write survived the failed flush (err %v)", err)
-		}
-	})
-}
-
 func TestInTxRollsBack(t *testing.T) {
 	t.Parallel()
 	storetest.ForEach(t, func(t *testing.T, st store.Store) {
@@ -488,6 +435,29 @@ func TestInTxRollsBack(t *testing.T) {
 		}
 		if _, err := st.ClientGetByID(ctx, "rolled-back"); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("rolled-back insert is visible: %v", err)
+		}
+		func() {
+			defer func() {
+				if p := recover(); p != "boom" {
+					t.Fatalf("recovered %v, want InTx to let fn's panic go on", p)
+				}
+			}()
+			_ = st.InTx(ctx, func(ex store.Executor) error {
+				newClient(t, ex, "panicked")
+				panic("boom")
+			})
+		}()
+		if _, err := st.ClientGetByID(ctx, "panicked"); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("a panicking transaction's insert is visible: %v", err)
+		}
+		canceled, cancel := context.WithCancel(ctx)
+		cancel()
+		err = st.InTx(canceled, func(ex store.Executor) error {
+			t.Error("fn ran with its context ended")
+			return nil
+		})
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("InTx with its context ended = %v", err)
 		}
 		if err := st.InTx(ctx, func(ex store.Executor) error { newClient(t, ex, "committed"); return nil }); err != nil {
 			t.Fatal(err)

@@ -95,7 +95,7 @@ func (c *cachingConn) stmt(ctx context.Context, query string) (*cachedStmt, erro
 		}
 		return st, nil
 	}
-	ds, err := c.innerConn.PrepareContext(ctx, anonymousPlaceholders(query))
+	ds, err := c.innerConn.PrepareContext(ctx, query)
 	if err != nil {
 		return nil, err
 	}

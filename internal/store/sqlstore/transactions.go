@@ -3,18 +3,17 @@ package sqlstore
 import (
 	"context"
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/hitchdev/hitch/internal/store"
 )
 
-// insertChunk is how many transactions one INSERT writes; a batch's
-// remainder is inserted one row at a time, again to keep statement texts
-// few.
-const insertChunk = 50
-
-const transactionColumns = 10
+// copyMin is the batch size from which PostgreSQL bulk-loads transactions
+// with COPY. Smaller batches, and every batch on SQLite (where a statement
+// is a call, not a round trip), insert one row per statement: SQLite finds
+// each $N parameter by walking the statement's list of them, so a
+// multi-row INSERT's hundreds of parameters cost more than the statements
+// they save.
+const copyMin = 50
 
 // ownedAccount is the account $2 if it belongs to the developer $1. The
 // tenant check is a scalar subquery rather than a client_id filter on the
@@ -68,37 +67,11 @@ func (e *executor) digests(ctx context.Context, table, clientID, accountID strin
 	return out, nil
 }
 
-// transactionInserts holds the INSERT of 1 and of insertChunk rows.
-var transactionInserts = map[int]string{1: transactionInsert(1), insertChunk: transactionInsert(insertChunk)}
-
-func transactionInsert(rows int) string {
-	return multiRowInsert(`INSERT INTO transactions (id, client_id, account_id, external_id, position, digest, sync_json, full_json, created_at, updated_at) VALUES `,
-		rows, transactionColumns)
-}
-
-// multiRowInsert is head followed by rows tuples of columns placeholders,
-// numbered $1 to $(rows×columns) in order.
-func multiRowInsert(head string, rows, columns int) string {
-	var q strings.Builder
-	q.WriteString(head)
-	for r := range rows {
-		if r > 0 {
-			q.WriteString(", ")
-		}
-		q.WriteString("(")
-		for c := range columns {
-			if c > 0 {
-				q.WriteString(", ")
-			}
-			q.WriteString("$" + strconv.Itoa(r*columns+c+1))
-		}
-		q.WriteString(")")
-	}
-	return q.String()
-}
+const transactionInsert = `INSERT INTO transactions (id, client_id, account_id, external_id, position, digest, sync_json,
+	full_json, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`
 
 func (e *executor) TransactionInsertMany(ctx context.Context, rows []*store.TransactionRow) error {
-	if c, ok := e.conn.(Copier); ok && len(rows) >= insertChunk {
+	if c, ok := e.conn.(Copier); ok && len(rows) >= copyMin {
 		values := make([][]any, len(rows))
 		for i, r := range rows {
 			values[i] = []any{r.ID, r.ClientID, r.AccountID, r.ExternalID, r.Position, r.Digest, r.SyncJSON, r.FullJSON,
@@ -107,21 +80,11 @@ func (e *executor) TransactionInsertMany(ctx context.Context, rows []*store.Tran
 		_, err := c.CopyFrom(ctx, "transactions", []string{"id", "client_id", "account_id", "external_id", "position", "digest", "sync_json", "full_json", "created_at", "updated_at"}, values)
 		return e.wrap("transaction: insert", err)
 	}
-	args := make([]any, 0, insertChunk*transactionColumns)
-	for len(rows) > 0 {
-		n := 1
-		if len(rows) >= insertChunk {
-			n = insertChunk
-		}
-		args = args[:0]
-		for _, r := range rows[:n] {
-			args = append(args, r.ID, r.ClientID, r.AccountID, r.ExternalID, r.Position, r.Digest, r.SyncJSON, r.FullJSON,
-				e.ts(r.CreatedAt), e.ts(r.UpdatedAt))
-		}
-		if _, err := e.conn.Exec(ctx, transactionInserts[n], args...); err != nil {
+	for _, r := range rows {
+		if _, err := e.conn.Exec(ctx, transactionInsert, r.ID, r.ClientID, r.AccountID, r.ExternalID, r.Position, r.Digest,
+			r.SyncJSON, r.FullJSON, e.ts(r.CreatedAt), e.ts(r.UpdatedAt)); err != nil {
 			return e.wrap("transaction: insert", err)
 		}
-		rows = rows[n:]
 	}
 	return nil
 }

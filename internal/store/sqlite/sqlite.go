@@ -55,6 +55,10 @@ func open(ctx context.Context, path string) (*driver, error) {
 	} else if !errors.Is(err, os.ErrExist) {
 		return nil, fmt.Errorf("sqlite: create database file: %w", err)
 	}
+	// Ordinary SQLite settings for a server, no more: WAL, so that reads run
+	// beside the one writer (SQLite checkpoints it by itself); a busy
+	// timeout, so that a writer in another process waits instead of failing;
+	// one writer connection that takes the lock at BEGIN; query_only readers.
 	pragmas := url.Values{}
 	for _, p := range []string{
 		"journal_mode(WAL)",

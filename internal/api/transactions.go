@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"net/http"
-	"slices"
 	"strconv"
 
 	"github.com/google/uuid"
@@ -46,52 +45,12 @@ func (s *Server) syncTransactions(w http.ResponseWriter, r *http.Request) error 
 		cursor = *req.Cursor
 	}
 	k := transaction.AccountKey{ClientID: clientFrom(r.Context()).ID, ExternalUserID: externalUserID, MerchantID: merchantID}
-	if s.cache == nil {
-		page, err := s.Transactions.Sync(r.Context(), k, cursor, int(limit))
-		if err != nil {
-			return err
-		}
-		writePage(w, page)
-		return nil
-	}
-	// A page rendered at the account's current transactions version is
-	// served again as it is (internal/respcache). Only pages that were
-	// served are kept, so a cursor of another account never is.
-	accountID, version, err := s.Transactions.SyncVersion(r.Context(), k)
+	page, err := s.Transactions.Sync(r.Context(), k, cursor, int(limit))
 	if err != nil {
 		return err
 	}
-	key := "sync\x00" + accountID + "\x00" + strconv.FormatInt(limit, 10) + "\x00" + cursor
-	if body, ok := s.cache.Get(key, version); ok {
-		writeRaw(w, body)
-		return nil
-	}
-	page, err := s.Transactions.SyncAccount(r.Context(), k, accountID, cursor, int(limit))
-	if err != nil {
-		return err
-	}
-	body := appendPage(nil, page)
-	s.cache.Put(key, version, body)
-	writeRaw(w, body)
+	writePage(w, page)
 	return nil
-}
-
-// appendPage appends a sync page's JSON to b.
-func appendPage(b []byte, page *transaction.Page) []byte {
-	n := 128
-	for _, t := range page.Transactions {
-		n += len(t) + 1
-	}
-	b = slices.Grow(b, n)
-	head, tail := pageEnds(page)
-	b = append(b, head...)
-	for i, t := range page.Transactions {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, t...)
-	}
-	return append(b, tail...)
 }
 
 // pageEnds renders what surrounds a sync page's documents.

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"bytes"
 	"net/http"
 	"time"
 
@@ -65,11 +64,7 @@ func (s *Server) getAccounts(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		out := s.renderAccount(a)
-		writeBody(w, http.StatusOK, func(buf *bytes.Buffer) error {
-			buf.Write(appendAccount(buf.AvailableBuffer(), &out))
-			return nil
-		})
+		writeJSON(w, http.StatusOK, s.renderAccount(a))
 		return nil
 	}
 	accounts, err := s.Accounts.List(r.Context(), clientID, externalUserID, product)
@@ -80,10 +75,7 @@ func (s *Server) getAccounts(w http.ResponseWriter, r *http.Request) error {
 	for i, a := range accounts {
 		out[i] = s.renderAccount(a)
 	}
-	writeBody(w, http.StatusOK, func(buf *bytes.Buffer) error {
-		buf.Write(appendAccounts(buf.AvailableBuffer(), out))
-		return nil
-	})
+	writeJSON(w, http.StatusOK, out)
 	return nil
 }
 

@@ -266,19 +266,10 @@ func (a *app) apiServer() *api.Server {
 		Logger:       a.log,
 		RateLimit:    a.cfg.RateLimit,
 		RateBurst:    a.cfg.RateBurst,
-		CacheBytes:   cacheBytes(a.cfg.CacheMiB),
 		OpenAPI:      hitch.OpenAPI,
 		Now:          time.Now, // the rate limiter wants the monotonic clock
 		Load:         a.load,
 
 		TrustedProxies: a.cfg.TrustedProxies,
 	})
-}
-
-// cacheBytes is api.Deps.CacheBytes for --cache-size.
-func cacheBytes(mib int) int64 {
-	if mib == 0 {
-		return -1 // off
-	}
-	return int64(mib) << 20
 }

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"bytes"
 	"net/http"
 	"time"
 
@@ -65,28 +64,8 @@ func (s *Server) getAccounts(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		out := s.renderAccount(a)
-		writeBody(w, http.StatusOK, func(buf *bytes.Buffer) error {
-			buf.Write(appendAccount(buf.AvailableBuffer(), &out))
-			return nil
-		})
+		writeJSON(w, http.StatusOK, s.renderAccount(a))
 		return nil
-	}
-	// A listing rendered at the user's current accounts version is served
-	// again as it is (internal/respcache); the version is read first, so a
-	// listing is never cached under a version older than its data.
-	var key string
-	var version int64
-	if s.cache != nil {
-		userID, v, err := s.Accounts.Version(r.Context(), clientID, externalUserID)
-		if err != nil {
-			return err
-		}
-		key, version = "accounts\x00"+userID+"\x00"+product, v
-		if body, ok := s.cache.Get(key, version); ok {
-			writeRaw(w, body)
-			return nil
-		}
 	}
 	accounts, err := s.Accounts.List(r.Context(), clientID, externalUserID, product)
 	if err != nil {
@@ -96,16 +75,7 @@ func (s *Server) getAccounts(w http.ResponseWriter, r *http.Request) error {
 	for i, a := range accounts {
 		out[i] = s.renderAccount(a)
 	}
-	if s.cache == nil {
-		writeBody(w, http.StatusOK, func(buf *bytes.Buffer) error {
-			buf.Write(appendAccounts(buf.AvailableBuffer(), out))
-			return nil
-		})
-		return nil
-	}
-	body := appendAccounts(make([]byte, 0, 256*len(out)+64), out)
-	s.cache.Put(key, version, body)
-	writeRaw(w, body)
+	writeJSON(w, http.StatusOK, out)
 	return nil
 }
 

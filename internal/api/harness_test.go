@@ -124,8 +124,6 @@ type harnessOptions struct {
 	members member.Config
 	// trustedProxies is --trusted-proxies (default none).
 	trustedProxies []netip.Prefix
-	// cacheBytes is api.Deps.CacheBytes (default 0: the default cache).
-	cacheBytes int64
 }
 
 // withWorkers runs the job workers in the harness.
@@ -266,7 +264,6 @@ func newHarness(t *testing.T, st store.Store, opts ...func(*harnessOptions)) *ha
 		Logger:         logger,
 		RateLimit:      o.rateLimit,
 		RateBurst:      o.rateBurst,
-		CacheBytes:     o.cacheBytes,
 		OpenAPI:        hitch.OpenAPI,
 		Now:            clk.Now,
 		TrustedProxies: o.trustedProxies,

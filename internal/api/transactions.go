@@ -3,9 +3,8 @@ package api
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"net/http"
-	"slices"
-	"strconv"
 
 	"github.com/google/uuid"
 
@@ -17,6 +16,16 @@ type syncRequest struct {
 	ExternalUserID *string `json:"external_user_id"`
 	Cursor         *string `json:"cursor"`
 	Limit          *int64  `json:"limit"`
+}
+
+// syncPage is the body of POST /transactions/sync; limit is the number of
+// transactions on the page.
+type syncPage struct {
+	Merchant     transaction.SubscriptionRef `json:"merchant"`
+	Transactions []json.RawMessage           `json:"transactions"`
+	NextCursor   *string                     `json:"next_cursor"`
+	HasMore      bool                        `json:"has_more"`
+	Limit        int                         `json:"limit"`
 }
 
 // syncTransactions serves POST /transactions/sync: a page of the account's
@@ -46,97 +55,14 @@ func (s *Server) syncTransactions(w http.ResponseWriter, r *http.Request) error 
 		cursor = *req.Cursor
 	}
 	k := transaction.AccountKey{ClientID: clientFrom(r.Context()).ID, ExternalUserID: externalUserID, MerchantID: merchantID}
-	if s.cache == nil {
-		page, err := s.Transactions.Sync(r.Context(), k, cursor, int(limit))
-		if err != nil {
-			return err
-		}
-		writePage(w, page)
-		return nil
-	}
-	// A page rendered at the account's current transactions version is
-	// served again as it is (internal/respcache). Only pages that were
-	// served are kept, so a cursor of another account never is.
-	accountID, version, err := s.Transactions.SyncVersion(r.Context(), k)
+	page, err := s.Transactions.Sync(r.Context(), k, cursor, int(limit))
 	if err != nil {
 		return err
 	}
-	key := "sync\x00" + accountID + "\x00" + strconv.FormatInt(limit, 10) + "\x00" + cursor
-	if body, ok := s.cache.Get(key, version); ok {
-		writeRaw(w, body)
-		return nil
-	}
-	page, err := s.Transactions.SyncAccount(r.Context(), k, accountID, cursor, int(limit))
-	if err != nil {
-		return err
-	}
-	body := appendPage(nil, page)
-	s.cache.Put(key, version, body)
-	writeRaw(w, body)
+	writeJSON(w, http.StatusOK, syncPage{Merchant: page.Merchant, Transactions: page.Transactions,
+		NextCursor: page.NextCursor, HasMore: page.HasMore, Limit: len(page.Transactions)})
 	return nil
 }
-
-// appendPage appends a sync page's JSON to b.
-func appendPage(b []byte, page *transaction.Page) []byte {
-	n := 128
-	for _, t := range page.Transactions {
-		n += len(t) + 1
-	}
-	b = slices.Grow(b, n)
-	head, tail := pageEnds(page)
-	b = append(b, head...)
-	for i, t := range page.Transactions {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, t...)
-	}
-	return append(b, tail...)
-}
-
-// pageEnds renders what surrounds a sync page's documents.
-func pageEnds(page *transaction.Page) (head, tail []byte) {
-	head = append([]byte(`{"merchant":{"id":`), strconv.FormatInt(page.Merchant.ID, 10)...)
-	head = append(head, `,"name":`...)
-	head = appendJSONString(head, page.Merchant.Name)
-	head = append(head, `},"transactions":[`...)
-	tail = []byte(`],"next_cursor":`)
-	if page.NextCursor == nil {
-		tail = append(tail, "null"...)
-	} else {
-		tail = appendJSONString(tail, *page.NextCursor)
-	}
-	tail = append(tail, `,"has_more":`...)
-	tail = strconv.AppendBool(tail, page.HasMore)
-	tail = append(tail, `,"limit":`...)
-	tail = strconv.AppendInt(tail, int64(len(page.Transactions)), 10)
-	tail = append(tail, "}\n"...)
-	return head, tail
-}
-
-// writePage writes a sync page around its stored documents, straight to
-// the connection: a full page is over 100 KB, and building it in a buffer
-// first cost a growing series of copies and allocations per request.
-func writePage(w http.ResponseWriter, page *transaction.Page) {
-	head, tail := pageEnds(page)
-	n := len(head) + len(tail) + max(len(page.Transactions)-1, 0)
-	for _, t := range page.Transactions {
-		n += len(t)
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(n))
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(head)
-	for i, t := range page.Transactions {
-		if i > 0 {
-			_, _ = w.Write(comma)
-		}
-		_, _ = w.Write(t)
-	}
-	_, _ = w.Write(tail)
-}
-
-var comma = []byte{','}
 
 // getTransaction serves GET /transactions/{id} in the full shape.
 func (s *Server) getTransaction(w http.ResponseWriter, r *http.Request) error {

@@ -62,9 +62,7 @@ type app struct {
 	members    *member.Service
 	pages      *web.Handler
 	metrics    *prometheus.Registry
-	// load counts the API's requests in flight, which deliveries yield to.
-	load *api.Load
-	now  func() time.Time
+	now        func() time.Time
 	// workersStopped makes stopWorkers run once (it is deferred and also
 	// called in order on a clean shutdown).
 	workersStopped bool
@@ -183,14 +181,11 @@ func newApp(ctx context.Context, cfg *config.Config, logOut io.Writer) (*app, er
 		st.Close()
 		return nil, err
 	}
-	a.load = api.NewLoad()
 	a.webhooks = webhook.NewService(st, a.queue, box, a.developers, events, a.log, now, webhook.Config{
 		Production:    cfg.Env == config.Production,
 		RetrySchedule: cfg.WebhookRetrySchedule,
 		Timeout:       cfg.WebhookTimeout,
 		Workers:       cfg.WebhookWorkers,
-		APIBusy:       a.load.Busy,
-		BusyRate:      cfg.WebhookBusyRate,
 	})
 	river.AddWorker(workers, a.webhooks.Worker())
 	subscriptions := a.txns.SubscriptionIDs
@@ -276,7 +271,6 @@ func (a *app) apiServer() *api.Server {
 		CacheBytes:   cacheBytes(a.cfg.CacheMiB),
 		OpenAPI:      hitch.OpenAPI,
 		Now:          time.Now, // the rate limiter wants the monotonic clock
-		Load:         a.load,
 
 		TrustedProxies: a.cfg.TrustedProxies,
 	})

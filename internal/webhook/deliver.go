@@ -145,17 +145,6 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[DeliveryArgs]) error {
 
 func (w *Worker) work(ctx context.Context, job *river.Job[DeliveryArgs]) error {
 	s, a := w.s, job.Args
-	// Waiting for the API is not an attempt: a delivery whose turn is far
-	// off, or whose wait was cut short (shutdown), is snoozed, which River
-	// does not count against its attempts.
-	waited, later, err := s.yield.wait(ctx)
-	s.metrics.yieldSeconds.Add(waited.Seconds())
-	switch {
-	case later > 0:
-		return river.JobSnooze(later)
-	case err != nil:
-		return river.JobSnooze(maxYieldWait)
-	}
 	// A run after an earlier one delivered: River writes a job's output
 	// whatever its state, so a job it rescued as stuck while that run was
 	// delivering carries the output when it runs again. The receiver has

@@ -11,7 +11,6 @@ import (
 type Metrics struct {
 	deliveries     *prometheus.CounterVec
 	attemptSeconds prometheus.Histogram
-	yieldSeconds   prometheus.Counter
 	archiveErrors  prometheus.Counter
 }
 
@@ -27,10 +26,6 @@ func newMetrics() *Metrics {
 			Help:    "Time from sending a delivery to reading its answer.",
 			Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
 		}),
-		yieldSeconds: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "hitch_webhook_yield_seconds_total",
-			Help: "Time deliveries waited for their turn while the API was busy (--webhook-busy-rate).",
-		}),
 		archiveErrors: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "hitch_webhook_archive_errors_total",
 			Help: "Passes that failed to move completed deliveries into their attempts (each is retried).",
@@ -41,7 +36,7 @@ func newMetrics() *Metrics {
 // Register adds the delivery metrics, and the queue's depth and age read
 // from the database at each scrape, to reg.
 func (s *Service) Register(reg prometheus.Registerer) error {
-	for _, c := range []prometheus.Collector{s.metrics.deliveries, s.metrics.attemptSeconds, s.metrics.yieldSeconds, s.metrics.archiveErrors, &queueCollector{s: s}} {
+	for _, c := range []prometheus.Collector{s.metrics.deliveries, s.metrics.attemptSeconds, s.metrics.archiveErrors, &queueCollector{s: s}} {
 		if err := reg.Register(c); err != nil {
 			return err
 		}

@@ -85,12 +85,6 @@ type Config struct {
 	// Workers is how many deliveries run at once: the HTTP client keeps as
 	// many idle connections per receiver.
 	Workers int
-	// APIBusy reports whether this node's API is busy, when deliveries
-	// yield to it at BusyRate a second (yield.go); nil: never.
-	APIBusy func() bool
-	// BusyRate is deliveries a second while the API is busy; 0 or less:
-	// deliveries never yield.
-	BusyRate float64
 	// Resolver replaces DNS for URL checks (tests).
 	Resolver interface {
 		LookupIPAddr(ctx context.Context, host string) ([]net.IPAddr, error)
@@ -129,8 +123,6 @@ type Service struct {
 	archiveWake chan struct{}
 	unarchived  atomic.Int64
 	loader      *loader
-	// yield paces deliveries while the API is busy (nil: never).
-	yield *yielder
 }
 
 type cachedSecret struct {
@@ -183,7 +175,7 @@ func NewService(st store.Store, q *queue.Queue, box *seal.Box, secrets Secrets, 
 	}
 	s := &Service{store: st, queue: q, box: box, secrets: secrets, events: events, log: log, now: now,
 		cfg: cfg, policy: policy, client: netguard.NewHTTPClient(policy, cfg.Timeout, cfg.Workers), metrics: newMetrics(),
-		clientSecrets: map[string]cachedSecret{}, archiveWake: make(chan struct{}, 1), loader: newLoader(st), yield: newYielder(cfg.APIBusy, cfg.BusyRate)}
+		clientSecrets: map[string]cachedSecret{}, archiveWake: make(chan struct{}, 1), loader: newLoader(st)}
 	events.SetDispatcher(s)
 	return s
 }
@@ -449,14 +441,7 @@ func (s *Service) Dispatch(ctx context.Context, ex store.Executor, ev *store.Eve
 			jobs = append(jobs, s.job(ev.ClientID, ev.ID, ep.ID))
 		}
 	}
-	if err := s.queue.InsertTx(ctx, ex, jobs); err != nil {
-		return err
-	}
-	// A new event's deliveries keep pace with it even while the API is
-	// busy (yield.go). If the transaction rolls back, the credit lets
-	// some other delivery go a little early: nothing more.
-	s.yield.credit(len(jobs))
-	return nil
+	return s.queue.InsertTx(ctx, ex, jobs)
 }
 
 func (s *Service) job(clientID, eventID, endpointID string) river.InsertManyParams {

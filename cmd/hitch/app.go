@@ -66,10 +66,9 @@ type app struct {
 	// workersStopped makes stopWorkers run once (it is deferred and also
 	// called in order on a clean shutdown).
 	workersStopped bool
-	// stopSimulator ends the development simulator's loop and
-	// stopArchiver the webhook archiver, each returning once its loop has
-	// (the archiver after its last pass).
-	stopSimulator, stopArchiver func()
+	// stopSimulator ends the development simulator's loop, returning once
+	// the loop has.
+	stopSimulator func()
 }
 
 // now is the service clock: UTC, to the microsecond both databases keep.

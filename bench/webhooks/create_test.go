@@ -54,8 +54,8 @@ func TestCreateAndReceive(t *testing.T) {
 	if err := waitDelivered(ctx, rcv, cr.events, 0, runningServer{}, time.Second); err != nil {
 		t.Fatal(err)
 	}
-	first, dups, noID := rcv.receipts()
-	s := summarizeDeliveries(cr.events, first, dups, noID)
+	first, dups := rcv.receipts()
+	s := summarizeDeliveries(cr.events, first, dups)
 	if s.Delivered != 50 || s.Duplicates != 0 || s.Early != 50 {
 		t.Errorf("got %+v; want 50 delivered, each before its 200", s)
 	}

@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -24,21 +23,16 @@ type receipt struct {
 // with no body as soon as it has read a delivery, and records when each
 // webhook-id first arrived. It does not verify signatures: it stands for a
 // receiver that costs nothing. The benchmark runs it in a process of its
-// own (receiverProcess), as a real receiver is elsewhere: in the
-// benchmark's process its goroutines and garbage slowed the load
-// generator measuring the API. Tests run it in their own process.
+// own (receiverProcess), as a real receiver is elsewhere, so that its
+// goroutines and garbage do not slow the benchmark creating events. Tests
+// run it in their own process.
 type receiver struct {
 	url string
 	srv *http.Server
-	// conns counts the TCP connections Hitch opened to it.
-	conns atomic.Int64
-	// gate, while set, holds every delivery until release.
-	gate atomic.Pointer[chan struct{}]
 
 	mu    sync.Mutex
 	first map[string]receipt
 	dups  int
-	noID  int
 }
 
 // startReceiver starts a receiver on a free loopback port.
@@ -52,43 +46,15 @@ func startReceiverOn(addr string) (*receiver, error) {
 	}
 	base := "http://" + ln.Addr().String()
 	r := &receiver{url: base + hooksPath, first: map[string]receipt{}}
-	r.srv = &http.Server{
-		Handler:           r.mux(),
-		ReadHeaderTimeout: 10 * time.Second,
-		ConnState: func(_ net.Conn, s http.ConnState) {
-			if s == http.StateNew {
-				r.conns.Add(1)
-			}
-		},
-	}
+	r.srv = &http.Server{Handler: r.mux(), ReadHeaderTimeout: 10 * time.Second}
 	go r.srv.Serve(ln)
 	return r, nil
 }
 
 func (r *receiver) close() { r.srv.Close() }
 
-// hold makes deliveries wait until release, so that a backlog builds up.
-func (r *receiver) hold() {
-	ch := make(chan struct{})
-	r.gate.Store(&ch)
-}
-
-// release lets held and later deliveries through.
-func (r *receiver) release() {
-	if ch := r.gate.Swap(nil); ch != nil {
-		close(*ch)
-	}
-}
-
 // deliver reads one delivery.
 func (r *receiver) deliver(w http.ResponseWriter, req *http.Request) {
-	if ch := r.gate.Load(); ch != nil {
-		select {
-		case <-*ch:
-		case <-req.Context().Done():
-			return
-		}
-	}
 	at := time.Now()
 	body, _ := io.ReadAll(io.LimitReader(req.Body, 64<<10))
 	var envelope struct {
@@ -102,18 +68,12 @@ func (r *receiver) deliver(w http.ResponseWriter, req *http.Request) {
 func (r *receiver) record(id string, rc receipt) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	switch _, seen := r.first[id]; {
-	case id == "":
-		r.noID++
-	case seen:
+	if _, seen := r.first[id]; seen {
 		r.dups++
-	default:
-		r.first[id] = rc
+		return
 	}
+	r.first[id] = rc
 }
-
-// connections is how many TCP connections Hitch opened to it.
-func (r *receiver) connections() int64 { return r.conns.Load() }
 
 // received is how many distinct webhook-ids have arrived.
 func (r *receiver) received() int {
@@ -123,15 +83,15 @@ func (r *receiver) received() int {
 }
 
 // receipts is a copy of what has arrived: the first receipt per
-// webhook-id, the repeated arrivals, and the deliveries without an id.
-func (r *receiver) receipts() (first map[string]receipt, dups, noID int) {
+// webhook-id, and the repeated arrivals.
+func (r *receiver) receipts() (first map[string]receipt, dups int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	first = make(map[string]receipt, len(r.first))
 	for id, rc := range r.first {
 		first[id] = rc
 	}
-	return first, r.dups, r.noID
+	return first, r.dups
 }
 
 // missing counts the events not received yet.
@@ -160,12 +120,9 @@ type server interface {
 // another.
 type endpoint interface {
 	hooksURL() string
-	hold()
-	release()
 	received() int
 	missing(events []created) int
-	receipts() (first map[string]receipt, dups, noID int)
-	connections() int64
+	receipts() (first map[string]receipt, dups int)
 	close()
 }
 
@@ -200,11 +157,9 @@ func waitDelivered(ctx context.Context, r endpoint, events []created, before int
 	}
 }
 
-// The receiver's paths: deliveries, and the benchmark's controls.
+// The receiver's paths: deliveries, and the benchmark's questions.
 const (
 	hooksPath    = "/hooks"
-	holdPath     = "/bench/hold"
-	releasePath  = "/bench/release"
 	countsPath   = "/bench/counts"
 	receiptsPath = "/bench/receipts"
 	missingPath  = "/bench/missing"
@@ -212,8 +167,7 @@ const (
 
 // counts are a receiver's counters, as countsPath serves them.
 type counts struct {
-	Received int   `json:"received"`
-	Conns    int64 `json:"conns"`
+	Received int `json:"received"`
 }
 
 // wireReceipts are a receiver's receipts, as receiptsPath serves them: for
@@ -221,17 +175,14 @@ type counts struct {
 type wireReceipts struct {
 	First map[string][2]int64 `json:"first"`
 	Dups  int                 `json:"dups"`
-	NoID  int                 `json:"no_id"`
 }
 
-// mux routes deliveries and the controls.
+// mux routes deliveries and the benchmark's questions.
 func (r *receiver) mux() *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST "+hooksPath, r.deliver)
-	mux.HandleFunc("POST "+holdPath, func(w http.ResponseWriter, _ *http.Request) { r.hold() })
-	mux.HandleFunc("POST "+releasePath, func(w http.ResponseWriter, _ *http.Request) { r.release() })
 	mux.HandleFunc("GET "+countsPath, func(w http.ResponseWriter, _ *http.Request) {
-		json.NewEncoder(w).Encode(counts{Received: r.received(), Conns: r.connections()})
+		json.NewEncoder(w).Encode(counts{Received: r.received()})
 	})
 	mux.HandleFunc("POST "+missingPath, func(w http.ResponseWriter, req *http.Request) {
 		var ids []string
@@ -246,8 +197,8 @@ func (r *receiver) mux() *http.ServeMux {
 		json.NewEncoder(w).Encode(r.missing(events))
 	})
 	mux.HandleFunc("GET "+receiptsPath, func(w http.ResponseWriter, _ *http.Request) {
-		first, dups, noID := r.receipts()
-		out := wireReceipts{First: make(map[string][2]int64, len(first)), Dups: dups, NoID: noID}
+		first, dups := r.receipts()
+		out := wireReceipts{First: make(map[string][2]int64, len(first)), Dups: dups}
 		for id, rc := range first {
 			out.First[id] = [2]int64{rc.at.UnixNano(), rc.eventMs}
 		}

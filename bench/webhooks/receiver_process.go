@@ -31,8 +31,8 @@ func serveReceiverCommand(ctx context.Context, args []string) error {
 	return nil
 }
 
-// receiverProcess is a receiver in a process of its own, driven over its
-// control paths.
+// receiverProcess is a receiver in a process of its own, asked over its
+// /bench paths.
 type receiverProcess struct {
 	child  *proc.Child
 	base   string
@@ -67,19 +67,8 @@ func (r *receiverProcess) hooksURL() string { return r.base + hooksPath }
 
 func (r *receiverProcess) close() { r.child.Stop() }
 
-// control posts to one of the control paths; a failure there ends the
-// benchmark's view of the receiver, so it panics rather than measure on.
-func (r *receiverProcess) control(path string) {
-	resp, err := r.client.Post(r.base+path, "", nil)
-	if err != nil {
-		panic(fmt.Sprintf("receiver %s: %v", path, err))
-	}
-	resp.Body.Close()
-}
-
-func (r *receiverProcess) hold()    { r.control(holdPath) }
-func (r *receiverProcess) release() { r.control(releasePath) }
-
+// get asks the receiver; a failure ends the benchmark's view of it, so it
+// panics rather than measure on.
 func (r *receiverProcess) get(path string, v any) {
 	resp, err := r.client.Get(r.base + path)
 	if err != nil {
@@ -97,20 +86,14 @@ func (r *receiverProcess) received() int {
 	return c.Received
 }
 
-func (r *receiverProcess) connections() int64 {
-	var c counts
-	r.get(countsPath, &c)
-	return c.Conns
-}
-
-func (r *receiverProcess) receipts() (first map[string]receipt, dups, noID int) {
+func (r *receiverProcess) receipts() (first map[string]receipt, dups int) {
 	var w wireReceipts
 	r.get(receiptsPath, &w)
 	first = make(map[string]receipt, len(w.First))
 	for id, v := range w.First {
 		first[id] = receipt{at: time.Unix(0, v[0]), eventMs: v[1]}
 	}
-	return first, w.Dups, w.NoID
+	return first, w.Dups
 }
 
 // missing asks the receiver how many of events it has not received.

@@ -62,16 +62,13 @@ type app struct {
 	members    *member.Service
 	pages      *web.Handler
 	metrics    *prometheus.Registry
-	// load counts the API's requests in flight, which deliveries yield to.
-	load *api.Load
-	now  func() time.Time
+	now        func() time.Time
 	// workersStopped makes stopWorkers run once (it is deferred and also
 	// called in order on a clean shutdown).
 	workersStopped bool
-	// stopSimulator ends the development simulator's loop and
-	// stopArchiver the webhook archiver, each returning once its loop has
-	// (the archiver after its last pass).
-	stopSimulator, stopArchiver func()
+	// stopSimulator ends the development simulator's loop, returning once
+	// the loop has.
+	stopSimulator func()
 }
 
 // now is the service clock: UTC, to the microsecond both databases keep.
@@ -176,14 +173,11 @@ func newApp(ctx context.Context, cfg *config.Config, logOut io.Writer) (*app, er
 		st.Close()
 		return nil, err
 	}
-	a.load = api.NewLoad()
 	a.webhooks = webhook.NewService(st, a.queue, box, a.developers, events, a.log, now, webhook.Config{
 		Production:    cfg.Env == config.Production,
 		RetrySchedule: cfg.WebhookRetrySchedule,
 		Timeout:       cfg.WebhookTimeout,
 		Workers:       cfg.WebhookWorkers,
-		APIBusy:       a.load.Busy,
-		BusyRate:      cfg.WebhookBusyRate,
 	})
 	river.AddWorker(workers, a.webhooks.Worker())
 	subscriptions := a.txns.SubscriptionIDs
@@ -268,7 +262,6 @@ func (a *app) apiServer() *api.Server {
 		RateBurst:    a.cfg.RateBurst,
 		OpenAPI:      hitch.OpenAPI,
 		Now:          time.Now, // the rate limiter wants the monotonic clock
-		Load:         a.load,
 
 		TrustedProxies: a.cfg.TrustedProxies,
 	})

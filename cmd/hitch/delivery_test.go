@@ -115,8 +115,10 @@ func TestCrashLosesNoEvent(t *testing.T) {
 			// the others would have arrived by then.
 			ctx := context.Background()
 			c := client.New(node.base, api.clientID, api.secret, client.WithHTTPClient(api.http))
-			cardID := "c1"
-			if err := c.DevLinkAccount(ctx, &client.DevLinkRequest{ExternalUserID: "u1", MerchantID: 1, CardSwitcher: true, CardID: &cardID}); err != nil {
+			// A link that starts no background work (a card switch would
+			// record CARD_FAILED when its card window ends).
+			if err := c.DevLinkAccount(ctx, &client.DevLinkRequest{ExternalUserID: "u1", MerchantID: 1,
+				Transactions: &client.DevTransactions{New: false}}); err != nil {
 				t.Fatal(err)
 			}
 			for _, tc := range []struct {
@@ -150,7 +152,10 @@ func TestCrashLosesNoEvent(t *testing.T) {
 			if missing := rcv.waitFor(slices.Collect(maps.Keys(after)), 10*time.Second); len(missing) > 0 {
 				t.Errorf("%d events not delivered, e.g. %s", len(missing), missing[0])
 			}
-			time.Sleep(200 * time.Millisecond) // room for a delivery that should not be
+			// Every delivery job finished, those the kill left running too
+			// (River rescues them, and they deliver again): nothing more
+			// can arrive.
+			waitMetric(t, node.base, "hitch_webhook_queue_depth", 0, 2*time.Minute)
 			if n := rcv.ofType("ACCOUNT_LOGIN_REQUIRED"); n != 1 {
 				t.Errorf("%d ACCOUNT_LOGIN_REQUIRED events delivered, want 1", n)
 			}
@@ -168,9 +173,6 @@ func TestCrashLosesNoEvent(t *testing.T) {
 			}
 			t.Logf("%d events listed%s, %d deliveries, %d duplicates, total %s",
 				len(after), extraNote, rcv.deliveries(), rcv.duplicates(), time.Since(start).Round(time.Millisecond))
-			// Jobs that the kill left marked running after their delivery
-			// arrived run again once rescued: duplicates after the test ends.
-			t.Logf("%v delivery jobs still pending", metric(t, node.base, "hitch_webhook_queue_depth"))
 		})
 	}
 }
@@ -203,7 +205,13 @@ func TestScaleOutDeliversOnce(t *testing.T) {
 			if missing := rcv.waitFor(led.ids(), 60*time.Second); len(missing) > 0 {
 				t.Fatalf("%d of %d events not delivered after 60 s, e.g. %s", len(missing), total, missing[0])
 			}
-			time.Sleep(200 * time.Millisecond) // room for a second run of a job
+			// Every job finished, each with its one success recorded by
+			// one node or the other: no job can run a second time.
+			waitMetric(t, a.base, "hitch_webhook_queue_depth", 0, 30*time.Second)
+			const succeeded = `hitch_webhook_deliveries_total{outcome="succeeded"}`
+			eventually(t, "each delivery's success counted once", 10*time.Second, func() bool {
+				return metric(t, a.base, succeeded)+metric(t, b.base, succeeded) == total
+			})
 			if d := rcv.duplicates(); d > 0 {
 				t.Errorf("%d deliveries arrived twice", d)
 			}
@@ -213,7 +221,6 @@ func TestScaleOutDeliversOnce(t *testing.T) {
 			if n := rcv.badSignatures.Load(); n > 0 {
 				t.Errorf("%d deliveries failed signature verification", n)
 			}
-			const succeeded = `hitch_webhook_deliveries_total{outcome="succeeded"}`
 			na, nb := metric(t, a.base, succeeded), metric(t, b.base, succeeded)
 			if na == 0 || nb == 0 {
 				t.Errorf("deliveries by node: %v and %v, want both to work", na, nb)
@@ -678,6 +685,23 @@ func createTestEvents(t *testing.T, c *hitchAPI, bases []string, l *eventLedger,
 	}
 }
 
+// waitMetric waits up to timeout for a node's sample to read want.
+func waitMetric(t *testing.T, base, sample string, want float64, timeout time.Duration) {
+	t.Helper()
+	eventually(t, fmt.Sprintf("%s to read %v", sample, want), timeout, func() bool { return metric(t, base, sample) == want })
+}
+
+// eventually retries check every 50 ms until it passes or timeout has gone
+// by.
+func eventually(t *testing.T, what string, timeout time.Duration, check func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(timeout); !check(); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not after %v", what, timeout)
+		}
+	}
+}
+
 // metric reads one sample, named with its labels, from a node's /metrics;
 // 0 when absent.
 func metric(t *testing.T, base, sample string) float64 {
@@ -687,6 +711,10 @@ func metric(t *testing.T, base, sample string) float64 {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("GET /metrics: %d %.500s", resp.StatusCode, b)
+	}
 	sc := bufio.NewScanner(resp.Body)
 	for sc.Scan() {
 		if v, ok := strings.CutPrefix(sc.Text(), sample+" "); ok {

@@ -106,7 +106,6 @@ func (a *app) startWorkers(ctx context.Context) error {
 		return fmt.Errorf("start workers: %w", err)
 	}
 	a.stopSimulator = goUntilStopped(ctx, a.cards.RunSimulator)
-	a.stopArchiver = goUntilStopped(ctx, a.webhooks.RunArchiver)
 	return nil
 }
 
@@ -124,10 +123,6 @@ func (a *app) stopWorkers() {
 	}
 	if err := a.queue.Stop(ctx); err != nil {
 		a.log.Warn("workers did not stop in time", "error", err)
-	}
-	// After River: its last completions are archived too.
-	if a.stopArchiver != nil {
-		a.stopArchiver()
 	}
 }
 

@@ -96,7 +96,7 @@ func TestDashboardEditEndpoint(t *testing.T) {
 		if err := client.VerifyWebhook(d.header, d.body, secret, 0); err != nil {
 			t.Fatalf("the secret changed with the edit: %v", err)
 		}
-		time.Sleep(300 * time.Millisecond) // past the retry schedule
+		h.settle(t)
 		if n, m := oldRcv.count(), newRcv.count(); n != 0 || m != 1 {
 			t.Fatalf("the old URL got %d deliveries and the new one %d, want 0 and 1", n, m)
 		}
@@ -243,7 +243,7 @@ func TestWebhookEndpointUpdate(t *testing.T) {
 			t.Fatal(err)
 		}
 		newRcv.wait(t, 3)
-		time.Sleep(300 * time.Millisecond)
+		h.settle(t)
 		if n, m := oldRcv.count(), newRcv.count(); n != 0 || m != 3 {
 			t.Fatalf("the old URL got %d deliveries and the new one %d, want 0 and 3", n, m)
 		}
@@ -394,7 +394,7 @@ func TestDashboardResendToOneEndpoint(t *testing.T) {
 			t.Fatalf("resent %s, want %s", d.header.Get("webhook-id"), eventID)
 		}
 		eventually(t, "the resend's attempt to be recorded", func() bool { return len(h.attempts(t, eventID)) == 3 })
-		time.Sleep(300 * time.Millisecond)
+		h.settle(t)
 		if a, b, c := all.count(), auth.count(), cards.count(); a != 1 || b != 2 || c != 0 {
 			t.Fatalf("deliveries %d, %d, %d; want 1, 2, 0: the resend went to more than the endpoint chosen; attempts %+v",
 				a, b, c, h.attempts(t, eventID))
@@ -419,7 +419,7 @@ func TestDashboardResendToOneEndpoint(t *testing.T) {
 		}
 		all.wait(t, 2)
 		auth.wait(t, 3)
-		time.Sleep(300 * time.Millisecond)
+		h.settle(t)
 		if a, b, c := all.count(), auth.count(), cards.count(); a != 2 || b != 3 || c != 0 {
 			t.Fatalf("deliveries %d, %d, %d; want 2, 3, 0; attempts %+v", a, b, c, h.attempts(t, eventID))
 		}
@@ -434,7 +434,7 @@ func TestDashboardResendToOneEndpoint(t *testing.T) {
 		if r := dev.post("/dashboard/webhooks/events/"+eventID+"/resend", url.Values{"endpoint_id": {theirs.ID}}); r.status != http.StatusNotFound {
 			t.Fatalf("resend to another developer's endpoint: %d", r.status)
 		}
-		time.Sleep(300 * time.Millisecond)
+		h.settle(t)
 		if c := cards.count(); c != 0 || h.auditSeq(h.clientID) != before {
 			t.Fatalf("a refused resend delivered %d or wrote a record", c)
 		}

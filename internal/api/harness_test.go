@@ -194,10 +194,6 @@ func newHarness(t *testing.T, st store.Store, opts ...func(*harnessOptions)) *ha
 		t.Fatal(err)
 	}
 	if o.workers {
-		// Registered before River's stop, so run after it (t.Cleanup is
-		// last in, first out): the archiver's last pass sees River's last
-		// completions.
-		inBackground(t, h.webhooks.RunArchiver)
 		if err := h.queue.Start(context.Background()); err != nil {
 			t.Fatal(err)
 		}

@@ -71,9 +71,6 @@ type Deps struct {
 	// OpenAPI is the contract document served at /openapi.yaml.
 	OpenAPI []byte
 	Now     func() time.Time
-	// Load, when set, counts the developers' authenticated requests in
-	// flight, for the work that yields to the API.
-	Load *Load
 }
 
 // Server is the API's http.Handler.
@@ -174,9 +171,6 @@ func (s *Server) authed(h handlerFunc) http.Handler {
 			st.client = client
 		} else {
 			r = r.WithContext(context.WithValue(r.Context(), requestStateKey{}, &requestState{client: client}))
-		}
-		if s.Load != nil {
-			defer s.Load.begin()()
 		}
 		return h(w, r)
 	})

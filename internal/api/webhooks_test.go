@@ -16,9 +16,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 
 	"github.com/hitchdev/hitch/client"
-	"github.com/hitchdev/hitch/internal/queue"
 	"github.com/hitchdev/hitch/internal/store"
 	"github.com/hitchdev/hitch/internal/webhook"
 	"github.com/hitchdev/hitch/internal/whsig/whsigtest"
@@ -240,67 +240,88 @@ func TestWebhookRetriesKeepTheID(t *testing.T) {
 			return len(a) == 3 && a[0].Outcome == "failed" && a[1].Outcome == "failed" && a[2].Outcome == "succeeded" &&
 				a[0].Attempt == 1 && a[2].Attempt == 3
 		})
-		time.Sleep(300 * time.Millisecond) // longer than the schedule: no fourth delivery
+		// The job completed with its third attempt: nothing more is sent.
+		if jobs := h.settle(t); len(jobs) != 1 || jobs[0].State != rivertype.JobStateCompleted || jobs[0].Attempt != 3 {
+			t.Errorf("delivery jobs %s, want one completed at attempt 3", describeJobs(jobs))
+		}
 		if n := len(rcv.wait(t, 3)); n != 3 {
 			t.Errorf("%d deliveries after a success, want 3", n)
 		}
 	}, withWorkers)
 }
 
-// A success is written as its job's output and moved into the attempts
-// once River has completed the job: the attempt appears, and the job
-// leaves River's table.
-func TestWebhookSuccessIsArchivedFromItsJob(t *testing.T) {
+// A success's attempt and its job's completion commit together: whenever
+// one is seen, so is the other, and the attempt names the job.
+func TestWebhookSuccessCompletesItsJobWithItsAttempt(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, h *harness) {
-		_, _, id := deliverTestEvent(t, h)
-		// Well within the 10 s sweep: the success itself wakes the archiver.
-		deadline := time.Now().Add(3 * time.Second)
-		for {
-			a := h.attempts(t, id)
-			if len(a) == 1 && a[0].Outcome == "succeeded" && a[0].Attempt == 1 && a[0].StatusCode != nil &&
-				*a[0].StatusCode == 200 && deliveryJobs(t, h.store) == 0 {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("3 s after the delivery: attempts %+v, %d delivery jobs left", a, deliveryJobs(t, h.store))
-			}
-			time.Sleep(20 * time.Millisecond)
+		ctx := context.Background()
+		held := make(chan struct{})
+		release := sync.OnceFunc(func() { close(held) })
+		rcv := newReceiver(t, func(int, http.ResponseWriter) { <-held })
+		t.Cleanup(release) // before the receiver closes: its handler must not wait
+
+		h.addEndpoint(t, rcv.url)
+		if resp := h.do("POST", "/development/webhooks/test", map[string]any{"message": "together"}, nil); resp.status != 200 {
+			t.Fatalf("create test event: %d %s", resp.status, resp.body)
 		}
-	}, withWorkers)
-}
-
-// A delivery job that runs again after an earlier run delivered does not
-// send the event a second time. River writes a job's output whatever its
-// state, so a job rescued as stuck while its run was delivering carries
-// the output when it runs again; the success is archived from it.
-func TestWebhookJobRunAgainAfterItsSuccessDoesNotResend(t *testing.T) {
-	t.Parallel()
-	each(t, func(t *testing.T, h *harness) {
-		rcv, ep, eventID := deliverTestEvent(t, h)
-		eventually(t, "the first attempt archived", func() bool { return len(h.attempts(t, eventID)) == 1 })
-
-		output := fmt.Sprintf(`{"output": {"attempt": 1, "started_us": %d, "duration_us": 1500, "status": 202}}`,
-			time.Now().UnixMicro())
-		jobID := insertDeliveryJob(t, h, eventID, ep.ID, output)
-		runAgain(t, h.store, jobID)
-		eventually(t, "the job's run and archive", func() bool {
-			a := h.attempts(t, eventID)
-			return len(a) == 2 && a[1].Outcome == "succeeded" && a[1].StatusCode != nil && *a[1].StatusCode == 202 &&
-				deliveryJobs(t, h.store) == 0
+		var eventID string
+		eventually(t, "the delivery to arrive", func() bool {
+			rcv.mu.Lock()
+			defer rcv.mu.Unlock()
+			if len(rcv.deliveries) > 0 {
+				eventID = rcv.deliveries[0].header.Get("webhook-id")
+			}
+			return eventID != ""
 		})
-		time.Sleep(100 * time.Millisecond) // a second delivery would be on its way
-		if n := len(rcv.wait(t, 1)); n != 1 {
-			t.Errorf("%d deliveries, want 1", n)
+		attempts := func() []*store.WebhookAttempt {
+			a, err := h.store.WebhookAttemptList(ctx, h.clientID, eventID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return a
+		}
+		job := func() *rivertype.JobRow {
+			jobs := h.deliveryJobs(t)
+			if len(jobs) != 1 {
+				t.Fatalf("delivery jobs %s, want one", describeJobs(jobs))
+			}
+			return jobs[0]
+		}
+		// The receiver holds the answer: the job runs, and nothing is
+		// recorded yet.
+		if j, a := job(), attempts(); j.State != rivertype.JobStateRunning || len(a) != 0 {
+			t.Fatalf("while the receiver holds the answer: job %s, attempts %+v", describeJobs([]*rivertype.JobRow{j}), a)
+		}
+		release()
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+			// Each read in turn, then the other: the second sees the
+			// first's transaction.
+			if a := attempts(); len(a) > 0 {
+				if j := job(); j.State != rivertype.JobStateCompleted {
+					t.Fatalf("the attempt is recorded while the job is %s", j.State)
+				}
+			}
+			j := job()
+			if j.State != rivertype.JobStateCompleted {
+				if time.Now().After(deadline) {
+					t.Fatalf("job %s 10 s after the answer", describeJobs([]*rivertype.JobRow{j}))
+				}
+				continue
+			}
+			a := attempts()
+			if len(a) != 1 || a[0].JobID != j.ID || a[0].Attempt != 1 || j.Attempt != 1 || a[0].Outcome != store.AttemptSucceeded ||
+				a[0].StatusCode == nil || *a[0].StatusCode != 200 {
+				t.Fatalf("the job completed (%s) with attempts %+v, want its one success", describeJobs([]*rivertype.JobRow{j}), a)
+			}
+			break
 		}
 	}, withWorkers)
 }
 
-// A resend whose first attempt fails is retried and delivered. On SQLite
-// River gives a new job the id of a job just archived (its ids are the
-// highest plus one), so nothing may take an attempt of that job for the
-// resend's.
-func TestWebhookResendAfterAnArchivedSuccess(t *testing.T) {
+// A resend is a job of its own: its first attempt fails, it is retried
+// and delivered, and the attempts of both jobs are listed.
+func TestWebhookResendAfterASuccess(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, h *harness) {
 		rcv := newReceiver(t, func(n int, w http.ResponseWriter) {
@@ -313,7 +334,7 @@ func TestWebhookResendAfterAnArchivedSuccess(t *testing.T) {
 			t.Fatalf("create test event: %d %s", resp.status, resp.body)
 		}
 		eventID := rcv.wait(t, 1)[0].header.Get("webhook-id")
-		eventually(t, "the first job archived", func() bool { return deliveryJobs(t, h.store) == 0 })
+		h.settle(t)
 		if resp := h.do("POST", "/webhooks/events/"+eventID+"/resend", nil, nil); resp.status != 200 {
 			t.Fatalf("resend: %d %s", resp.status, resp.body)
 		}
@@ -322,6 +343,11 @@ func TestWebhookResendAfterAnArchivedSuccess(t *testing.T) {
 			a := h.attempts(t, eventID)
 			return len(a) == 3 && a[1].Outcome == "failed" && a[2].Outcome == "succeeded"
 		})
+		jobs := h.settle(t)
+		if len(jobs) != 2 || jobs[0].State != rivertype.JobStateCompleted || jobs[0].Attempt != 1 ||
+			jobs[1].State != rivertype.JobStateCompleted || jobs[1].Attempt != 2 {
+			t.Errorf("delivery jobs %s, want the first completed at attempt 1 and the resend at 2", describeJobs(jobs))
+		}
 	}, withWorkers)
 }
 
@@ -352,171 +378,43 @@ func TestWebhookResponseWithNUL(t *testing.T) {
 					out.Data[0].Outcome == "succeeded" && out.Data[0].ResponseBody == "ok\uFFFD!"
 			})
 		}
-		eventually(t, "no delivery job left", func() bool { return deliveryJobs(t, h.store) == 0 })
+		if jobs := h.settle(t); len(jobs) != 2 || jobs[0].State != rivertype.JobStateCompleted || jobs[1].State != rivertype.JobStateCompleted {
+			t.Errorf("delivery jobs %s, want both completed", describeJobs(jobs))
+		}
 	}, withWorkers)
 }
 
-// Archiving moves completed delivery jobs finalized since a time, a
-// batch at a time, oldest first: each output becomes its attempt, field
-// for field, unless the endpoint is gone or belongs to another developer;
-// every job moved leaves River's table, and no other job does.
-func TestWebhookAttemptsArchive(t *testing.T) {
-	t.Parallel()
-	each(t, func(t *testing.T, h *harness) {
-		ctx := context.Background()
-		if resp := h.do("POST", "/development/webhooks/test", map[string]any{"message": "archive"}, nil); resp.status != 200 {
-			t.Fatalf("create test event: %d %s", resp.status, resp.body)
-		}
-		eventID := h.events(h.clientID)[0].ID
-		kept := h.addEndpoint(t, "http://127.0.0.1:1/kept")
-		removed := h.addEndpoint(t, "http://127.0.0.1:1/removed")
-		started := time.Date(2026, 11, 27, 13, 0, 0, 123456000, time.UTC)
-		output := func(status int) string {
-			return fmt.Sprintf(`{"output": {"attempt": 2, "started_us": %d, "duration_us": 1500, "status": %d, "body": "h\u00e9llo"}}`,
-				started.UnixMicro(), status)
-		}
-		jobs := []struct{ clientID, endpointID, metadata string }{
-			{"another-developer", kept.ID, output(201)}, // 1: another developer's endpoint
-			{h.clientID, removed.ID, output(202)},       // 2: its endpoint removed
-			{h.clientID, kept.ID, "{}"},                 // 3: no output
-			{h.clientID, kept.ID, output(203)},          // 4: beyond the first batch
-			{h.clientID, kept.ID, output(204)},          // 5: not completed
-			{h.clientID, kept.ID, output(205)},          // 6: finalized two hours ago
-			{h.clientID, kept.ID, output(207)},          // 7: cancelled, not completed
-			{h.clientID, kept.ID, fmt.Sprintf( // 8: a status beyond int64
-				`{"output": {"attempt": 2, "started_us": %d, "duration_us": 1500, "status": 9223372036854775808}}`, started.UnixMicro())},
-		}
-		for _, j := range jobs {
-			err := h.store.InTx(ctx, func(ex store.Executor) error {
-				return h.queue.InsertTx(ctx, ex, []river.InsertManyParams{{
-					Args:       webhook.DeliveryArgs{ClientID: j.clientID, EventID: eventID, EndpointID: j.endpointID},
-					InsertOpts: &river.InsertOpts{Queue: queue.QueueWebhooks, Metadata: []byte(j.metadata)}}})
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-		}
-		if resp := h.do("DELETE", "/webhooks/endpoints/"+removed.ID, nil, nil); resp.status != 200 {
-			t.Fatalf("remove endpoint: %d %s", resp.status, resp.body)
-		}
-		const complete = `UPDATE river_job SET state = 'completed', finalized_at = %s
-			WHERE id IN (SELECT id FROM river_job WHERE kind = 'webhook_delivery' ORDER BY id LIMIT 4)`
-		rawSQL(t, h.store, fmt.Sprintf(complete, `strftime('%Y-%m-%d %H:%M:%f', 'now')`), fmt.Sprintf(complete, `now()`))
-		// Jobs 6, 7 and 8, by their place among the delivery jobs.
-		finalize := func(place int, state, sqliteAt, pgAt string) {
-			const q = `UPDATE river_job SET state = '%s', finalized_at = %s
-				WHERE id = (SELECT id FROM river_job WHERE kind = 'webhook_delivery' ORDER BY id LIMIT 1 OFFSET %d)`
-			rawSQL(t, h.store, fmt.Sprintf(q, state, sqliteAt, place-1), fmt.Sprintf(q, state, pgAt, place-1))
-		}
-		now := `strftime('%Y-%m-%d %H:%M:%f', 'now')`
-		finalize(6, "completed", `strftime('%Y-%m-%d %H:%M:%f', 'now', '-2 hours')`, `now() - interval '2 hours'`)
-		finalize(7, "cancelled", now, `now()`)
-		finalize(8, "completed", now, `now()`)
-
-		archive := func(since time.Time) int {
-			var n int
-			err := h.store.InTx(ctx, func(ex store.Executor) error {
-				var err error
-				n, err = ex.WebhookAttemptsArchive(ctx, webhook.JobKind, since, 3)
-				return err
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			return n
-		}
-		statuses := func() (codes []int) {
-			got, err := h.store.WebhookAttemptList(ctx, h.clientID, eventID)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, a := range got {
-				if a.EndpointID != kept.ID || a.Attempt != 2 || !a.StartedAt.Equal(started) || a.Duration != 1500*time.Microsecond ||
-					a.StatusCode == nil || a.ResponseBody != "héllo" || a.Outcome != store.AttemptSucceeded || a.Error != "" {
-					t.Errorf("archived attempt %+v, want endpoint %s, attempt 2, started %v, 1.5ms, héllo", a, kept.ID, started)
-				}
-				if a.StatusCode != nil {
-					codes = append(codes, *a.StatusCode)
-				}
-			}
-			return codes
-		}
-		recent := time.Now().Add(-time.Minute)
-		for i, want := range []struct {
-			since  time.Time
-			moved  int
-			status []int
-		}{
-			{recent, 3, nil},                  // jobs 1-3: none becomes an attempt
-			{recent, 2, []int{203}},           // jobs 4 and 8
-			{recent, 0, []int{203}},           // job 6 is older than the bound; 5 and 7 are not complete
-			{time.Time{}, 1, []int{203, 205}}, // job 6
-		} {
-			if n := archive(want.since); n != want.moved {
-				t.Fatalf("pass %d moved %d jobs, want %d", i+1, n, want.moved)
-			}
-			if got := statuses(); !slices.Equal(got, want.status) {
-				t.Fatalf("after pass %d: attempts with statuses %v, want %v", i+1, got, want.status)
-			}
-		}
-		if n := deliveryJobs(t, h.store); n != 2 {
-			t.Fatalf("%d delivery jobs left, want the two not completed", n)
-		}
-		if got, err := h.store.WebhookAttemptList(ctx, "another-developer", eventID); err != nil || len(got) != 0 {
-			t.Errorf("another developer's attempts: %+v, %v", got, err)
-		}
-	})
-}
-
-// deliverTestEvent adds an endpoint on a new receiver, creates a TEST
-// event and waits for its delivery; it returns the receiver, the endpoint
-// and the event's id.
-func deliverTestEvent(t *testing.T, h *harness) (*receiver, endpointResp, string) {
+// deliveryJobs lists River's delivery jobs, in every state, oldest first.
+func (h *harness) deliveryJobs(t *testing.T) []*rivertype.JobRow {
 	t.Helper()
-	rcv := newReceiver(t, nil)
-	ep := h.addEndpoint(t, rcv.url)
-	if resp := h.do("POST", "/development/webhooks/test", map[string]any{"message": "once"}, nil); resp.status != 200 {
-		t.Fatalf("create test event: %d %s", resp.status, resp.body)
-	}
-	return rcv, ep, rcv.wait(t, 1)[0].header.Get("webhook-id")
-}
-
-// insertDeliveryJob inserts a delivery job of the event to the endpoint,
-// scheduled an hour away so that no worker takes it before runAgain, with
-// metadata if set, and returns its id.
-func insertDeliveryJob(t *testing.T, h *harness, eventID, endpointID, metadata string) int64 {
-	t.Helper()
-	opts := &river.InsertOpts{Queue: queue.QueueWebhooks, ScheduledAt: time.Now().Add(time.Hour)}
-	if metadata != "" {
-		opts.Metadata = []byte(metadata)
-	}
-	err := h.store.InTx(context.Background(), func(ex store.Executor) error {
-		return h.queue.InsertTx(context.Background(), ex, []river.InsertManyParams{{
-			Args: webhook.DeliveryArgs{ClientID: h.clientID, EventID: eventID, EndpointID: endpointID}, InsertOpts: opts}})
-	})
+	jobs, err := h.queue.Jobs(context.Background(), river.NewJobListParams().Kinds(webhook.JobKind).First(10_000))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var id int64
-	const q = `SELECT id FROM river_job WHERE kind = 'webhook_delivery' AND state = 'scheduled'`
-	rawSQL(t, h.store, q, q, &id)
-	return id
+	return jobs
 }
 
-// runAgain makes the job available as a job that ran once already.
-func runAgain(t *testing.T, st store.Store, jobID int64) {
+// settle waits until every delivery job has finished (completed, cancelled
+// or discarded), after which nothing more is delivered until something
+// queues another, and returns the jobs, oldest first.
+func (h *harness) settle(t *testing.T) []*rivertype.JobRow {
 	t.Helper()
-	const q = `UPDATE river_job SET attempt = 1, state = 'available', scheduled_at = %s WHERE id = %d`
-	rawSQL(t, st, fmt.Sprintf(q, `strftime('%Y-%m-%d %H:%M:%f', 'now')`, jobID), fmt.Sprintf(q, `now()`, jobID))
+	var jobs []*rivertype.JobRow
+	eventually(t, "every delivery job to finish", func() bool {
+		jobs = h.deliveryJobs(t)
+		return !slices.ContainsFunc(jobs, func(j *rivertype.JobRow) bool { return j.FinalizedAt == nil })
+	})
+	return jobs
 }
 
-// deliveryJobs counts the delivery jobs in River's table.
-func deliveryJobs(t *testing.T, st store.Store) int {
+// jobArgs decodes a delivery job's arguments.
+func jobArgs(t *testing.T, j *rivertype.JobRow) webhook.DeliveryArgs {
 	t.Helper()
-	var n int
-	const q = `SELECT count(*) FROM river_job WHERE kind = 'webhook_delivery'`
-	rawSQL(t, st, q, q, &n)
-	return n
+	var a webhook.DeliveryArgs
+	if err := json.Unmarshal(j.EncodedArgs, &a); err != nil {
+		t.Fatal(err)
+	}
+	return a
 }
 
 // rawSQL runs a statement in a transaction of st: the SQLite or the
@@ -547,6 +445,15 @@ func rawSQL(t *testing.T, st store.Store, sqlite, postgres string, dest ...any) 
 	}
 }
 
+// describeJobs is jobs' ids, states and attempts, for failure messages.
+func describeJobs(jobs []*rivertype.JobRow) string {
+	var parts []string
+	for _, j := range jobs {
+		parts = append(parts, fmt.Sprintf("%d %s (attempt %d, %s)", j.ID, j.State, j.Attempt, j.EncodedArgs))
+	}
+	return "[" + strings.Join(parts, "; ") + "]"
+}
+
 func TestWebhookGoneDisablesTheEndpoint(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, h *harness) {
@@ -567,9 +474,23 @@ func TestWebhookGoneDisablesTheEndpoint(t *testing.T) {
 				t.Fatalf("endpoint after 410: %+v", ep)
 			}
 		}
-		// Disabled endpoints get nothing more.
+		// Disabled endpoints get nothing more: the new events queue no
+		// delivery to it.
+		before := len(h.events(h.clientID))
 		linkCard(t, h.api, "u1", 2)
-		time.Sleep(300 * time.Millisecond)
+		if n := len(h.events(h.clientID)); n <= before {
+			t.Fatalf("linking a card recorded no event (%d, then %d)", before, n)
+		}
+		jobs := h.settle(t)
+		var toGone []*rivertype.JobRow
+		for _, j := range jobs {
+			if jobArgs(t, j).EndpointID == goneEP.ID {
+				toGone = append(toGone, j)
+			}
+		}
+		if len(toGone) != 1 || toGone[0].State != rivertype.JobStateCancelled {
+			t.Errorf("jobs to the disabled endpoint %s, want the one that got 410, cancelled", describeJobs(toGone))
+		}
 		if n := len(gone.wait(t, 1)); n != 1 {
 			t.Errorf("a disabled endpoint got %d deliveries", n)
 		}
@@ -867,10 +788,10 @@ func TestWebhookRedirectIsAFailure(t *testing.T) {
 	}, withWorkers)
 }
 
-// A burst of deliveries to several endpoints commits its records in groups:
-// every event reaches every endpoint, each delivery has exactly one
-// succeeded attempt, no job is left, and an endpoint that failed and then
-// recovered is no longer marked failing.
+// A burst of deliveries to several endpoints: every event reaches every
+// endpoint, each delivery has exactly one succeeded attempt and its job is
+// completed, and an endpoint that failed and then recovered is no longer
+// marked failing.
 func TestWebhookBurstRecordsEachDeliveryOnce(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, h *harness) {
@@ -935,10 +856,10 @@ func TestWebhookBurstRecordsEachDeliveryOnce(t *testing.T) {
 			}
 			return true
 		})
-		eventually(t, "no delivery job left", func() bool {
-			n, _, err := h.queue.Pending(context.Background(), "webhook_delivery")
-			return err == nil && n == 0
-		})
+		jobs := h.settle(t)
+		if len(jobs) != 3*events || slices.ContainsFunc(jobs, func(j *rivertype.JobRow) bool { return j.State != rivertype.JobStateCompleted }) {
+			t.Errorf("%d delivery jobs, want %d, all completed: %s", len(jobs), 3*events, describeJobs(jobs))
+		}
 		ep, err := h.store.WebhookEndpointGet(context.Background(), h.clientID, flakyID)
 		if err != nil {
 			t.Fatal(err)
@@ -950,9 +871,10 @@ func TestWebhookBurstRecordsEachDeliveryOnce(t *testing.T) {
 }
 
 // An endpoint removed while its deliveries are in flight cannot have their
-// attempts recorded (the endpoint's rows are gone); that must not fail the
-// records of other endpoints' deliveries committed in the same group, and
-// the removed endpoint's jobs end instead of retrying forever.
+// attempts recorded (the endpoint's rows are gone), nor their jobs
+// completed with them; that must not fail other endpoints' deliveries,
+// and the removed endpoint's jobs are cancelled when they run again
+// instead of retrying forever.
 func TestWebhookRemovedEndpointDoesNotFailOthers(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, h *harness) {
@@ -983,7 +905,7 @@ func TestWebhookRemovedEndpointDoesNotFailOthers(t *testing.T) {
 		}
 		release()
 
-		eventually(t, "the kept endpoint's attempts to be recorded and every job to end", func() bool {
+		eventually(t, "the kept endpoint's attempts to be recorded", func() bool {
 			for _, ev := range h.events(h.clientID) {
 				n := 0
 				for _, a := range h.attempts(t, ev.ID) {
@@ -998,9 +920,17 @@ func TestWebhookRemovedEndpointDoesNotFailOthers(t *testing.T) {
 					return false
 				}
 			}
-			pending, _, err := h.queue.Pending(context.Background(), "webhook_delivery")
-			return err == nil && pending == 0
+			return true
 		})
+		for _, j := range h.settle(t) {
+			want := rivertype.JobStateCompleted
+			if jobArgs(t, j).EndpointID == removedID {
+				want = rivertype.JobStateCancelled
+			}
+			if j.State != want {
+				t.Errorf("job %s, want %s", describeJobs([]*rivertype.JobRow{j}), want)
+			}
+		}
 		if n := len(kept.wait(t, events)); n != events {
 			t.Errorf("kept endpoint got %d deliveries, want %d", n, events)
 		}

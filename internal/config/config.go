@@ -91,12 +91,8 @@ type Config struct {
 	// WebhookTimeout bounds one delivery attempt. Default 10s.
 	WebhookTimeout time.Duration
 	// WebhookWorkers is how many deliveries one node runs at once.
-	// Default 50.
+	// Default 200.
 	WebhookWorkers int
-	// WebhookBusyRate is how many deliveries a second one node sends while
-	// its API is busy, so that a backlog of deliveries does not take the
-	// API's CPU; 0 never holds deliveries back. Default 500.
-	WebhookBusyRate float64
 	// CardWindow is how long a card switch task waits for its card data
 	// after AUTHENTICATED before it fails. Default 15s.
 	CardWindow time.Duration
@@ -176,7 +172,6 @@ func NewFlagSet(name string, getenv func(string) string) *FlagSet {
 		"0s,5s,5m,30m,2h,5h,10h,10h", "wait before each webhook delivery attempt, the first being 0s")
 	f.duration(&c.WebhookTimeout, "webhook-timeout", "HITCH_WEBHOOK_TIMEOUT", 10*time.Second, "time a webhook receiver gets to answer")
 	f.integer(&c.WebhookWorkers, "webhook-workers", "HITCH_WEBHOOK_WORKERS", 200, "webhook deliveries one node runs at once")
-	f.float(&c.WebhookBusyRate, "webhook-busy-rate", "HITCH_WEBHOOK_BUSY_RATE", 500, "webhook deliveries a second per node while its API is busy; 0 never holds them back")
 	f.duration(&c.CardWindow, "card-window", "HITCH_CARD_WINDOW", 15*time.Second, "time a card switch waits for its card data")
 	f.duration(&c.TaskDeadline, "task-deadline", "HITCH_TASK_DEADLINE", 10*time.Minute, "time a production task waits for its connector")
 	f.duration(&c.KeyGrace, "key-grace", "HITCH_KEY_GRACE", 7*24*time.Hour, "time a rotated-out JWE key keeps decrypting")
@@ -384,9 +379,6 @@ func (c *Config) Validate() error {
 	}
 	if c.WebhookTimeout <= 0 || c.WebhookTimeout > time.Minute {
 		return fmt.Errorf("invalid --webhook-timeout %s (HITCH_WEBHOOK_TIMEOUT): must be between 1ns and 1m", c.WebhookTimeout)
-	}
-	if r := c.WebhookBusyRate; r != 0 && !(r >= 1 && r <= 1e6) {
-		return fmt.Errorf("invalid --webhook-busy-rate %v (HITCH_WEBHOOK_BUSY_RATE): must be 0 (off) or 1 to 1000000", r)
 	}
 	if c.WebhookWorkers < 1 || c.WebhookWorkers > 1000 {
 		return fmt.Errorf("invalid --webhook-workers %d (HITCH_WEBHOOK_WORKERS): must be 1 to 1000", c.WebhookWorkers)

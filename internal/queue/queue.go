@@ -2,7 +2,8 @@
 // configured: River's SQLite driver over the store's writer connection, or
 // its pgx driver over the store's pool. Jobs are inserted in the caller's
 // store transaction (InsertTx), so a job exists if and only if the change
-// that caused it committed.
+// that caused it committed, and a worker can complete its job in the
+// transaction that records what the job did (CompleteTx).
 package queue
 
 import (
@@ -12,8 +13,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"reflect"
-	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -23,6 +22,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 	"github.com/riverqueue/river/rivermigrate"
+	"github.com/riverqueue/river/rivertype"
 
 	"github.com/hitchdev/hitch/internal/store"
 )
@@ -42,20 +42,28 @@ type Config struct {
 	// Workers are the job kinds this process works. Nil makes an insert-only
 	// client (one that never starts).
 	Workers *river.Workers
-	// WebhookWorkers is how many deliveries run at once (default 200).
+	// WebhookWorkers is how many jobs of the webhooks queue this process
+	// runs at once (default 200, as --webhook-workers).
 	WebhookWorkers int
-	// FetchPollInterval bounds how long a job waits before a worker sees it
-	// when no notification arrives (default 1 s, River's). Notifications
-	// are what wake workers: inserting a job writes one in the same
-	// transaction, which PostgreSQL delivers with LISTEN/NOTIFY at commit
-	// and River's SQLite driver by polling a table every 50 ms. Each poll
-	// for jobs, by contrast, is a write transaction: at 50 ms they were two
-	// thirds of an idle SQLite server's CPU (docs/benchmarks.md, session 9).
+	// FetchPollInterval bounds how long a new job waits for a worker when
+	// no insert notification wakes one (default 250 ms; see New).
 	FetchPollInterval time.Duration
 	// JobTimeout bounds one run of a job (default 1 minute). A job still
-	// marked running 10 s after it (its node died) is run again.
+	// marked running 10 s after it (its process died) is run again.
 	JobTimeout time.Duration
 }
+
+// CompletedRetention is how long River keeps a completed job. A completed
+// delivery's attempt is in Hitch's attempt log, so River's row is only for
+// an operator looking at the queue; an hour of them stays small while a
+// backlog drains.
+const CompletedRetention = time.Hour
+
+// fetchCooldown is the least time between two fetches of one queue, and
+// between two insert notifications of one queue from one process. River's
+// 100 ms default would hold a new job up to that long behind the one
+// before it; 10 ms keeps commit-to-delivery in tens of milliseconds.
+const fetchCooldown = 10 * time.Millisecond
 
 // Queue inserts and works jobs.
 type Queue struct {
@@ -66,29 +74,32 @@ type Queue struct {
 // client is River's Client without its transaction type parameter.
 type client interface {
 	insertManyTx(ctx context.Context, rawTx any, params []river.InsertManyParams) error
-	pending(ctx context.Context, kind string) (count int64, oldest time.Time, err error)
+	JobList(ctx context.Context, params *river.JobListParams) (*river.JobListResult, error)
 	Start(ctx context.Context) error
 	Stop(ctx context.Context) error
 }
 
 // New makes a client on db's own pool. It does not start working: call
 // Start.
+//
+// New jobs reach workers through River's insert notifications: LISTEN/NOTIFY
+// on PostgreSQL, and on SQLite a notification table that each process's
+// River polls every 50 ms, so a `hitch worker` process sees another's
+// inserts too. FetchPollInterval is the fallback when a notification is
+// skipped (River sends at most one per queue per fetchCooldown); each poll
+// is a write transaction on SQLite, hence not shorter.
 func New(db store.Store, cfg Config) (*Queue, error) {
 	jobTimeout := cmp.Or(cfg.JobTimeout, time.Minute)
 	rc := &river.Config{
 		Logger:            cfg.Logger,
-		FetchCooldown:     2 * time.Millisecond,
-		FetchPollInterval: cmp.Or(cfg.FetchPollInterval, time.Second),
+		FetchCooldown:     fetchCooldown,
+		FetchPollInterval: cmp.Or(cfg.FetchPollInterval, 250*time.Millisecond),
 		JobTimeout:        jobTimeout,
 		// River's default waits an hour before it runs again the jobs of a
-		// node that died mid-job; every job here ends by its timeout, so a
-		// job still running 10 s past it has lost its node.
-		RescueStuckJobsAfter: jobTimeout + 10*time.Second,
-		// Failed deliveries keep their errors in Hitch's own attempts table;
-		// River keeps finished jobs a day for operators to look at, except
-		// completed deliveries, which the webhook archiver moves into
-		// the attempts table as soon as River completes them.
-		CompletedJobRetentionPeriod: 24 * time.Hour,
+		// process that died mid-job; every job here ends by its timeout, so
+		// a job still running 10 s past it has lost its process.
+		RescueStuckJobsAfter:        jobTimeout + 10*time.Second,
+		CompletedJobRetentionPeriod: CompletedRetention,
 	}
 	if cfg.Logger == nil {
 		rc.Logger = slog.New(slog.DiscardHandler)
@@ -109,17 +120,13 @@ func New(db store.Store, cfg Config) (*Queue, error) {
 		if err != nil {
 			return nil, fmt.Errorf("queue: %w", err)
 		}
-		q.c = &riverClient[*sql.Tx]{Client: c, noReturning: true, pendingFn: func(ctx context.Context, kind string) (int64, time.Time, error) {
-			return pendingSQLite(ctx, pool, kind)
-		}}
+		q.c = &riverClient[*sql.Tx]{c}
 	case *pgxpool.Pool:
 		c, err := river.NewClient(riverpgxv5.New(pool), rc)
 		if err != nil {
 			return nil, fmt.Errorf("queue: %w", err)
 		}
-		q.c = &riverClient[pgx.Tx]{Client: c, pendingFn: func(ctx context.Context, kind string) (int64, time.Time, error) {
-			return pendingPostgres(ctx, pool, kind)
-		}}
+		q.c = &riverClient[pgx.Tx]{c}
 	default:
 		return nil, fmt.Errorf("queue: unsupported pool %T", pool)
 	}
@@ -140,17 +147,9 @@ func Migrate(ctx context.Context, db store.Store) error {
 }
 
 // InsertTx inserts jobs in the store transaction ex (an Executor handed to
-// store.InTx). Where the store can (sqlstore's BeforeCommit), the insert
-// waits for the end of the transaction, to go in one statement with the
-// jobs of every other call whose writes commit with it: a failed insert
-// then fails the transaction, and an error here only means ex is not a
-// transaction.
+// store.InTx): they commit with the transaction or not at all.
 func (q *Queue) InsertTx(ctx context.Context, ex store.Executor, params []river.InsertManyParams) error {
 	if len(params) == 0 {
-		return nil
-	}
-	if d, ok := ex.(beforeCommitter); ok && !slices.ContainsFunc(params, unique) {
-		d.BeforeCommit(q, slices.Clone(params), q.insertDeferred)
 		return nil
 	}
 	raw, ok := ex.(interface{ Raw() any })
@@ -160,32 +159,34 @@ func (q *Queue) InsertTx(ctx context.Context, ex store.Executor, params []river.
 	return q.c.insertManyTx(inTx(ctx), raw.Raw(), params)
 }
 
-// unique reports whether p asks River for a unique job. Those are inserted
-// at once: two with one unique key in one statement would fail it on
-// PostgreSQL (ON CONFLICT cannot touch a row twice), where two statements
-// skip the second. No Hitch job is unique today.
-func unique(p river.InsertManyParams) bool {
-	if p.InsertOpts != nil && !reflect.ValueOf(p.InsertOpts.UniqueOpts).IsZero() {
-		return true
-	}
-	a, ok := p.Args.(river.JobArgsWithInsertOpts)
-	return ok && !reflect.ValueOf(a.InsertOpts().UniqueOpts).IsZero()
-}
+// ErrNotRunning is CompleteTx's error when the job is no longer running:
+// River rescued it as stuck and will run it again (or already has).
+var ErrNotRunning = errors.New("queue: the job is no longer running")
 
-// beforeCommitter is a transaction that can leave work for just before it
-// commits (sqlstore.TxExecutor).
-type beforeCommitter interface {
-	BeforeCommit(key, item any, flush func(ctx context.Context, rawTx any, items []any) error)
-}
-
-// insertDeferred inserts the jobs InsertTx left, each item a
-// []river.InsertManyParams, in one statement.
-func (q *Queue) insertDeferred(ctx context.Context, rawTx any, items []any) error {
-	var all []river.InsertManyParams
-	for _, it := range items {
-		all = append(all, it.([]river.InsertManyParams)...)
+// CompleteTx completes job, which the caller is working, in the store
+// transaction ex: the job ends as completed if and only if the
+// transaction's other writes commit. Call it from the job's Work.
+func CompleteTx[T river.JobArgs](ctx context.Context, ex store.Executor, job *river.Job[T]) error {
+	raw, ok := ex.(interface{ Raw() any })
+	if !ok {
+		return errors.New("queue: complete outside a transaction")
 	}
-	return q.c.insertManyTx(inTx(ctx), rawTx, all)
+	var err error
+	switch tx := raw.Raw().(type) {
+	case *sql.Tx:
+		_, err = river.JobCompleteTx[*riversqlite.Driver](inTx(ctx), tx, job)
+	case pgx.Tx:
+		_, err = river.JobCompleteTx[*riverpgxv5.Driver](inTx(ctx), tx, job)
+	default:
+		err = fmt.Errorf("unsupported transaction %T", tx)
+	}
+	switch {
+	case errors.Is(err, rivertype.ErrNotFound):
+		return ErrNotRunning
+	case err != nil:
+		return fmt.Errorf("queue: complete job %d: %w", job.ID, err)
+	}
+	return nil
 }
 
 // Start starts working jobs, when the queue has workers.
@@ -204,30 +205,43 @@ func (q *Queue) Stop(ctx context.Context) error {
 	return q.c.Stop(ctx)
 }
 
-// Pending reports how many jobs of kind wait to run (available, scheduled,
-// retryable or running), and when the oldest of them was inserted (zero when
-// none).
-func (q *Queue) Pending(ctx context.Context, kind string) (int64, time.Time, error) {
-	return q.c.pending(ctx, kind)
+// PendingStates are the states of a job that has yet to finish.
+var PendingStates = []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStateScheduled,
+	rivertype.JobStateRetryable, rivertype.JobStateRunning}
+
+// MaxPending is the most jobs Pending counts: River lists jobs rather than
+// count them, and listing a larger backlog at every metrics scrape would
+// cost more than the figure is worth.
+const MaxPending = 10_000
+
+// Pending reports how many jobs of kind wait to run or are running, up to
+// MaxPending, and when the oldest of them was inserted (zero when none).
+func (q *Queue) Pending(ctx context.Context, kind string) (int, time.Time, error) {
+	jobs, err := q.Jobs(ctx, river.NewJobListParams().Kinds(kind).States(PendingStates...).
+		OrderBy(river.JobListOrderByID, river.SortOrderAsc).First(MaxPending))
+	if err != nil || len(jobs) == 0 {
+		return 0, time.Time{}, err
+	}
+	oldest := jobs[0].CreatedAt
+	for _, j := range jobs[1:] {
+		if j.CreatedAt.Before(oldest) {
+			oldest = j.CreatedAt
+		}
+	}
+	return len(jobs), oldest, nil
+}
+
+// Jobs lists jobs as River's JobList does, for metrics and tests.
+func (q *Queue) Jobs(ctx context.Context, params *river.JobListParams) ([]*rivertype.JobRow, error) {
+	res, err := q.c.JobList(ctx, params)
+	if err != nil {
+		return nil, fmt.Errorf("queue: list jobs: %w", err)
+	}
+	return res.Jobs, nil
 }
 
 type riverClient[TTx any] struct {
 	*river.Client[TTx]
-	pendingFn func(ctx context.Context, kind string) (int64, time.Time, error)
-	// noReturning inserts with InsertManyFastTx, which does not read the
-	// inserted rows back. On SQLite that skips decoding every JSON column
-	// of every new job: a transaction inserting one job went from about
-	// 250 to 205 µs and from 186 to 84 allocations (BenchmarkInsertTx).
-	// It skips a unique conflict silently (only the count it returns
-	// drops), which ignoring InsertManyTx's results also did; no job here
-	// has unique options.
-	// On PostgreSQL it is COPY, a round trip more than one INSERT for the
-	// one or two jobs a change inserts, so PostgreSQL keeps InsertManyTx.
-	noReturning bool
-}
-
-func (c *riverClient[TTx]) pending(ctx context.Context, kind string) (int64, time.Time, error) {
-	return c.pendingFn(ctx, kind)
 }
 
 func (c *riverClient[TTx]) insertManyTx(ctx context.Context, rawTx any, params []river.InsertManyParams) error {
@@ -235,13 +249,7 @@ func (c *riverClient[TTx]) insertManyTx(ctx context.Context, rawTx any, params [
 	if !ok {
 		return fmt.Errorf("queue: transaction is %T, want %T", rawTx, *new(TTx))
 	}
-	var err error
-	if c.noReturning {
-		_, err = c.InsertManyFastTx(ctx, tx, params)
-	} else {
-		_, err = c.InsertManyTx(ctx, tx, params)
-	}
-	if err != nil {
+	if _, err := c.InsertManyTx(ctx, tx, params); err != nil {
 		return fmt.Errorf("queue: insert: %w", err)
 	}
 	return nil
@@ -278,40 +286,8 @@ func migrate[TTx any](ctx context.Context, db store.Store, driver riverdriver.Dr
 	}
 }
 
-const pendingSQL = `SELECT COUNT(*), MIN(created_at) FROM river_job
-	WHERE kind = $1 AND state IN ('available', 'scheduled', 'retryable', 'running')`
-
-func pendingSQLite(ctx context.Context, db *sql.DB, kind string) (int64, time.Time, error) {
-	var n int64
-	var oldest sql.NullString
-	if err := db.QueryRowContext(ctx, pendingSQL, kind).Scan(&n, &oldest); err != nil {
-		return 0, time.Time{}, fmt.Errorf("queue: pending: %w", err)
-	}
-	if !oldest.Valid {
-		return n, time.Time{}, nil
-	}
-	// riversqlite keeps timestamps as text in UTC.
-	for _, layout := range []string{"2006-01-02 15:04:05.999999999", time.RFC3339Nano} {
-		if t, err := time.Parse(layout, oldest.String); err == nil {
-			return n, t, nil
-		}
-	}
-	return n, time.Time{}, fmt.Errorf("queue: pending: unexpected time %q", oldest.String)
-}
-
-func pendingPostgres(ctx context.Context, pool *pgxpool.Pool, kind string) (int64, time.Time, error) {
-	var n int64
-	var oldest *time.Time
-	if err := pool.QueryRow(ctx, pendingSQL, kind).Scan(&n, &oldest); err != nil {
-		return 0, time.Time{}, fmt.Errorf("queue: pending: %w", err)
-	}
-	if oldest == nil {
-		return n, time.Time{}, nil
-	}
-	return n, *oldest, nil
-}
-
-// inTx is ctx for statements in a store transaction: without its
-// cancellation, which on SQLite would interrupt the statement and so roll
-// back the whole transaction, shared by a group of callers (store.InTx).
+// inTx is ctx for River's statements in a store transaction: without its
+// cancellation, so that a cancelled caller fails at the store's own
+// statements, which report it, rather than inside River's, where SQLite
+// answers an interrupt by rolling the transaction back beneath the store.
 func inTx(ctx context.Context) context.Context { return context.WithoutCancel(ctx) }

@@ -113,13 +113,6 @@ type Executor interface {
 
 	WebhookEndpointInsert(ctx context.Context, endpoint *WebhookEndpoint) error
 	WebhookEndpointGet(ctx context.Context, clientID, id string) (*WebhookEndpoint, error)
-	// WebhookDeliveriesGet reads what deliveries send, each its endpoint
-	// and event: in one query on PostgreSQL; on SQLite, where a query more
-	// is a call rather than a round trip, the distinct endpoints in one
-	// query and the events in another. A key whose endpoint or event is missing
-	// (or is another developer's) has no delivery in the result; the
-	// order of the result is not that of keys.
-	WebhookDeliveriesGet(ctx context.Context, keys []WebhookDeliveryKey) ([]*WebhookDelivery, error)
 	// WebhookEndpointList lists the client's endpoints, oldest first.
 	WebhookEndpointList(ctx context.Context, clientID string) ([]*WebhookEndpoint, error)
 	WebhookEndpointDelete(ctx context.Context, clientID, id string) error
@@ -170,16 +163,6 @@ type Executor interface {
 	// WebhookAttemptList lists the attempts to deliver one event, in the
 	// order they started.
 	WebhookAttemptList(ctx context.Context, clientID, eventID string) ([]*WebhookAttempt, error)
-	// WebhookAttemptsArchive moves up to limit completed delivery jobs
-	// (River kind jobKind) finalized at or after since out of River's job
-	// table, oldest first: each job that carries an AttemptOutput becomes
-	// its succeeded attempt, in the same transaction as the job's
-	// deletion, unless its event or endpoint is gone (or the endpoint is
-	// another client's); a job without one is only deleted. It returns how
-	// many jobs it moved. Call it in a transaction (InTx): on SQLite it is
-	// two statements.
-	WebhookAttemptsArchive(ctx context.Context, jobKind string, since time.Time, limit int) (int, error)
-
 	// JWEKeyInsert stores a key; ErrConflict when Bootstrap is set and a
 	// bootstrap key exists already.
 	JWEKeyInsert(ctx context.Context, params *JWEKeyInsertParams) (*JWEKey, error)
@@ -589,26 +572,6 @@ type WebhookEndpoint struct {
 	UpdatedAt    time.Time
 }
 
-// WebhookDeliveryKey names a delivery: an event to one endpoint of a
-// developer.
-type WebhookDeliveryKey struct {
-	ClientID   string
-	EndpointID string
-	EventID    string
-}
-
-// WebhookDelivery is what a delivery sends: the event, and the endpoint it
-// goes to.
-type WebhookDelivery struct {
-	Endpoint *WebhookEndpoint
-	Event    *Event
-}
-
-// Key is the delivery's key.
-func (d *WebhookDelivery) Key() WebhookDeliveryKey {
-	return WebhookDeliveryKey{ClientID: d.Endpoint.ClientID, EndpointID: d.Endpoint.ID, EventID: d.Event.ID}
-}
-
 type WebhookEndpointRotateSecretParams struct {
 	ClientID          string
 	ID                string
@@ -650,20 +613,6 @@ type WebhookAttempt struct {
 	ResponseBody string
 	Error        string
 	Outcome      string
-}
-
-// AttemptOutput is what a delivery job that succeeded records as its River
-// output (river.RecordOutput): River writes it in the statement that
-// completes the job, and WebhookAttemptsArchive makes it the job's
-// attempt. The job's arguments name the client, event and endpoint.
-type AttemptOutput struct {
-	// Attempt is the job's attempt that delivered.
-	Attempt int `json:"attempt"`
-	// StartedUS is when the request started, in Unix microseconds.
-	StartedUS  int64  `json:"started_us"`
-	DurationUS int64  `json:"duration_us"`
-	Status     int    `json:"status"`
-	Body       string `json:"body,omitempty"`
 }
 
 // JWEKey is an RSA key pair for card data encryption. The private key is

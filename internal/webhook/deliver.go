@@ -17,6 +17,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/hitchdev/hitch/internal/event"
+	"github.com/hitchdev/hitch/internal/queue"
 	"github.com/hitchdev/hitch/internal/store"
 	"github.com/hitchdev/hitch/internal/whsig"
 )
@@ -33,51 +34,6 @@ type DeliveryArgs struct {
 }
 
 func (DeliveryArgs) Kind() string { return JobKind }
-
-// UnmarshalJSON reads the three ids without reflection: River decodes a
-// job's arguments on every run, and encoding/json's reflective decoding of
-// them was 3.7% of a node's CPU while a backlog drained (docs/benchmarks.md,
-// session 13). It follows encoding/json where River's stored arguments can
-// reach: null leaves a field as it was, names match case-insensitively, the
-// last of repeated names wins. encoding/json has checked that data is valid
-// JSON before it calls this.
-func (a *DeliveryArgs) UnmarshalJSON(data []byte) error {
-	r := gjson.ParseBytes(data)
-	switch {
-	case r.Type == gjson.Null:
-		return nil
-	case !r.IsObject():
-		return fmt.Errorf("webhook: delivery arguments: want an object, got %.40q", data)
-	}
-	args := *a
-	var err error
-	r.ForEach(func(k, v gjson.Result) bool {
-		var dst *string
-		switch {
-		case strings.EqualFold(k.Str, "client_id"):
-			dst = &args.ClientID
-		case strings.EqualFold(k.Str, "event_id"):
-			dst = &args.EventID
-		case strings.EqualFold(k.Str, "endpoint_id"):
-			dst = &args.EndpointID
-		default:
-			return true
-		}
-		switch v.Type {
-		case gjson.String:
-			*dst = v.Str
-		case gjson.Null:
-		default:
-			err = fmt.Errorf("webhook: delivery arguments: %s is not a string", k.Str)
-		}
-		return err == nil
-	})
-	if err != nil {
-		return err
-	}
-	*a = args
-	return nil
-}
 
 const (
 	// maxResponseBody is how much of an answer an attempt records.
@@ -100,7 +56,7 @@ type Worker struct {
 func (s *Service) Worker() *Worker { return &Worker{s: s} }
 
 // RecordSlack is the time a delivery job has beyond the HTTP timeout, to
-// load what it sends and record the attempt.
+// read what it sends and record the attempt.
 const RecordSlack = 10 * time.Second
 
 // Timeout leaves room after the HTTP timeout for recording the attempt.
@@ -133,53 +89,11 @@ func (o *outcome) succeeded() bool { return o.status != nil && *o.status >= 200 
 
 // Work sends the event to the endpoint once, records the attempt, and
 // decides what follows: done, a retry, a wait the receiver asked for, or
-// (on 410 Gone) the endpoint disabled. A job it completes is left for the
-// archiver.
+// (on 410 Gone) the endpoint disabled. A success's attempt and its job's
+// completion commit in one transaction.
 func (w *Worker) Work(ctx context.Context, job *river.Job[DeliveryArgs]) error {
-	err := w.work(ctx, job)
-	if err == nil {
-		w.s.completing()
-	}
-	return err
-}
-
-func (w *Worker) work(ctx context.Context, job *river.Job[DeliveryArgs]) error {
 	s, a := w.s, job.Args
-	// Waiting for the API is not an attempt: a delivery whose turn is far
-	// off, or whose wait was cut short (shutdown), is snoozed, which River
-	// does not count against its attempts.
-	waited, later, err := s.yield.wait(ctx)
-	s.metrics.yieldSeconds.Add(waited.Seconds())
-	switch {
-	case later > 0:
-		return river.JobSnooze(later)
-	case err != nil:
-		return river.JobSnooze(maxYieldWait)
-	}
-	// A run after an earlier one delivered: River writes a job's output
-	// whatever its state, so a job it rescued as stuck while that run was
-	// delivering carries the output when it runs again. The receiver has
-	// the event already, and River completes the job with that output.
-	if r := gjson.GetBytes(job.Metadata, "output"); job.Attempt > 1 && r.IsObject() {
-		return nil
-	}
-	var ep *store.WebhookEndpoint
-	var ev *store.Event
-	d, err := s.loader.load(ctx, store.WebhookDeliveryKey{ClientID: a.ClientID, EndpointID: a.EndpointID, EventID: a.EventID})
-	if err == nil {
-		ep, ev = d.Endpoint, d.Event
-	}
-	if errors.Is(err, store.ErrNotFound) {
-		// Which is missing? The endpoint decides first, as when the two
-		// were read apart; then a missing event is EventGet's error.
-		ep, err = s.store.WebhookEndpointGet(ctx, a.ClientID, a.EndpointID)
-		if err == nil && ep.Status == store.WebhookEndpointEnabled {
-			if _, err = s.store.EventGet(ctx, a.ClientID, a.EventID); err == nil {
-				err = errors.New("webhook: the endpoint and event were found apart, not together")
-			}
-			return err
-		}
-	}
+	ep, err := s.store.WebhookEndpointGet(ctx, a.ClientID, a.EndpointID)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		s.metrics.deliveries.WithLabelValues("dropped").Inc()
@@ -189,6 +103,10 @@ func (w *Worker) work(ctx context.Context, job *river.Job[DeliveryArgs]) error {
 	case ep.Status != store.WebhookEndpointEnabled:
 		s.metrics.deliveries.WithLabelValues("dropped").Inc()
 		return river.JobCancel(errors.New("the endpoint is disabled"))
+	}
+	ev, err := s.store.EventGet(ctx, a.ClientID, a.EventID)
+	if err != nil {
+		return err
 	}
 	req, err := s.request(ctx, ep, ev)
 	if err != nil {
@@ -204,27 +122,35 @@ func (w *Worker) work(ctx context.Context, job *river.Job[DeliveryArgs]) error {
 	if o.succeeded() {
 		attempt.Outcome = store.AttemptSucceeded
 	}
-	gone := o.status != nil && *o.status == http.StatusGone
 	// The attempt happened: record it even if the job's time ran out.
-	rctx := context.WithoutCancel(ctx)
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), RecordSlack)
+	defer cancel()
 	if o.succeeded() {
-		if ep.FailingSince != nil {
-			// The success ends the endpoint's failing streak, at once, as
-			// a failure starts one; its attempt goes with the job as any
-			// success's does.
-			sctx, cancel := context.WithTimeout(rctx, RecordSlack)
-			_, err := s.store.WebhookEndpointSetFailing(sctx, a.ClientID, ep.ID, nil)
-			cancel()
-			if err != nil {
+		err := s.store.InTx(rctx, func(ex store.Executor) error {
+			if err := ex.WebhookAttemptInsert(rctx, attempt); err != nil {
 				return err
 			}
-		}
-		if err := recordSuccess(ctx, attempt); err != nil {
+			if ep.FailingSince != nil { // the success ends the failing streak
+				if _, err := ex.WebhookEndpointSetFailing(rctx, a.ClientID, ep.ID, nil); err != nil {
+					return err
+				}
+			}
+			err := queue.CompleteTx(rctx, ex, job)
+			if errors.Is(err, queue.ErrNotRunning) {
+				// River took this run for dead and runs the job again,
+				// which delivers again (at least once); this attempt
+				// still happened.
+				return nil
+			}
+			return err
+		})
+		if err != nil {
 			return err
 		}
 		s.metrics.deliveries.WithLabelValues("succeeded").Inc()
 		return nil
 	}
+	gone := o.status != nil && *o.status == http.StatusGone
 	var disabled bool
 	err = s.store.InTx(rctx, func(ex store.Executor) error {
 		if err := ex.WebhookAttemptInsert(rctx, attempt); err != nil {
@@ -314,9 +240,9 @@ func (s *Service) headers(ctx context.Context, ep *store.WebhookEndpoint, eventI
 	if err != nil {
 		return nil, err
 	}
-	clientSecret, err := s.clientSecret(ctx, ep.ClientID)
+	clientSecret, err := s.secrets.CurrentSecret(ctx, ep.ClientID)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("webhook: client secret: %w", err)
 	}
 	return Headers(eventID, eventType, body, now, clientSecret, secrets...)
 }
@@ -367,8 +293,8 @@ func (s *Service) send(req *http.Request) *outcome {
 
 // responseText is what an attempt keeps of a response body or an error
 // (which can quote a certificate's names): valid UTF-8 without NUL, which
-// PostgreSQL refuses in text and in jsonb (where it would fail the River
-// batch completing the job, and every job in it).
+// PostgreSQL refuses in text (the attempt) and in jsonb (the error River
+// keeps with the job).
 func responseText(s string) string {
 	return strings.ReplaceAll(strings.ToValidUTF8(s, string(utf8.RuneError)), "\x00", string(utf8.RuneError))
 }

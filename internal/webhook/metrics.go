@@ -2,17 +2,18 @@ package webhook
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/hitchdev/hitch/internal/queue"
 )
 
 // Metrics are the delivery metrics of one process.
 type Metrics struct {
 	deliveries     *prometheus.CounterVec
 	attemptSeconds prometheus.Histogram
-	yieldSeconds   prometheus.Counter
-	archiveErrors  prometheus.Counter
 }
 
 func newMetrics() *Metrics {
@@ -27,21 +28,13 @@ func newMetrics() *Metrics {
 			Help:    "Time from sending a delivery to reading its answer.",
 			Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
 		}),
-		yieldSeconds: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "hitch_webhook_yield_seconds_total",
-			Help: "Time deliveries waited for their turn while the API was busy (--webhook-busy-rate).",
-		}),
-		archiveErrors: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "hitch_webhook_archive_errors_total",
-			Help: "Passes that failed to move completed deliveries into their attempts (each is retried).",
-		}),
 	}
 }
 
 // Register adds the delivery metrics, and the queue's depth and age read
 // from the database at each scrape, to reg.
 func (s *Service) Register(reg prometheus.Registerer) error {
-	for _, c := range []prometheus.Collector{s.metrics.deliveries, s.metrics.attemptSeconds, s.metrics.yieldSeconds, s.metrics.archiveErrors, &queueCollector{s: s}} {
+	for _, c := range []prometheus.Collector{s.metrics.deliveries, s.metrics.attemptSeconds, &queueCollector{s: s}} {
 		if err := reg.Register(c); err != nil {
 			return err
 		}
@@ -51,7 +44,7 @@ func (s *Service) Register(reg prometheus.Registerer) error {
 
 var (
 	queueDepthDesc = prometheus.NewDesc("hitch_webhook_queue_depth",
-		"Deliveries waiting or running, across every node sharing the database.", nil, nil)
+		fmt.Sprintf("Deliveries waiting or running, across every node sharing the database, counted up to %d.", queue.MaxPending), nil, nil)
 	oldestPendingDesc = prometheus.NewDesc("hitch_webhook_oldest_pending_seconds",
 		"Age of the oldest delivery not yet finished (0 when none).", nil, nil)
 )

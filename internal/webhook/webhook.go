@@ -16,8 +16,6 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -85,12 +83,6 @@ type Config struct {
 	// Workers is how many deliveries run at once: the HTTP client keeps as
 	// many idle connections per receiver.
 	Workers int
-	// APIBusy reports whether this node's API is busy, when deliveries
-	// yield to it at BusyRate a second (yield.go); nil: never.
-	APIBusy func() bool
-	// BusyRate is deliveries a second while the API is busy; 0 or less:
-	// deliveries never yield.
-	BusyRate float64
 	// Resolver replaces DNS for URL checks (tests).
 	Resolver interface {
 		LookupIPAddr(ctx context.Context, host string) ([]net.IPAddr, error)
@@ -116,50 +108,6 @@ type Service struct {
 	policy  netguard.Policy
 	client  *http.Client
 	metrics *Metrics
-
-	// clientSecrets caches the developer's API secret that keys the
-	// compatibility signature, so that a delivery does not read and open it
-	// each time. A rotated-out secret stays valid for its grace period,
-	// far longer than an entry lives.
-	clientSecretsMu sync.Mutex
-	clientSecrets   map[string]cachedSecret
-
-	// archiveWake tells RunArchiver that a delivery succeeded, and
-	// unarchived counts this process's successes not yet archived.
-	archiveWake chan struct{}
-	unarchived  atomic.Int64
-	loader      *loader
-	// yield paces deliveries while the API is busy (nil: never).
-	yield *yielder
-}
-
-type cachedSecret struct {
-	secret  string
-	expires time.Time
-}
-
-// clientSecretTTL is how long a cached API secret is used.
-const clientSecretTTL = 30 * time.Second
-
-func (s *Service) clientSecret(ctx context.Context, clientID string) (string, error) {
-	now := time.Now()
-	s.clientSecretsMu.Lock()
-	c, ok := s.clientSecrets[clientID]
-	s.clientSecretsMu.Unlock()
-	if ok && now.Before(c.expires) {
-		return c.secret, nil
-	}
-	secret, err := s.secrets.CurrentSecret(ctx, clientID)
-	if err != nil {
-		return "", fmt.Errorf("webhook: client secret: %w", err)
-	}
-	s.clientSecretsMu.Lock()
-	defer s.clientSecretsMu.Unlock()
-	if len(s.clientSecrets) > 10_000 { // bound the map; refilling is cheap
-		clear(s.clientSecrets)
-	}
-	s.clientSecrets[clientID] = cachedSecret{secret: secret, expires: now.Add(clientSecretTTL)}
-	return secret, nil
 }
 
 // NewService returns a Service. It becomes events' dispatcher.
@@ -182,8 +130,7 @@ func NewService(st store.Store, q *queue.Queue, box *seal.Box, secrets Secrets, 
 		policy.Resolver = cfg.Resolver
 	}
 	s := &Service{store: st, queue: q, box: box, secrets: secrets, events: events, log: log, now: now,
-		cfg: cfg, policy: policy, client: netguard.NewHTTPClient(policy, cfg.Timeout, cfg.Workers), metrics: newMetrics(),
-		clientSecrets: map[string]cachedSecret{}, archiveWake: make(chan struct{}, 1), loader: newLoader(st), yield: newYielder(cfg.APIBusy, cfg.BusyRate)}
+		cfg: cfg, policy: policy, client: netguard.NewHTTPClient(policy, cfg.Timeout, cfg.Workers), metrics: newMetrics()}
 	events.SetDispatcher(s)
 	return s
 }
@@ -449,14 +396,7 @@ func (s *Service) Dispatch(ctx context.Context, ex store.Executor, ev *store.Eve
 			jobs = append(jobs, s.job(ev.ClientID, ev.ID, ep.ID))
 		}
 	}
-	if err := s.queue.InsertTx(ctx, ex, jobs); err != nil {
-		return err
-	}
-	// A new event's deliveries keep pace with it even while the API is
-	// busy (yield.go). If the transaction rolls back, the credit lets
-	// some other delivery go a little early: nothing more.
-	s.yield.credit(len(jobs))
-	return nil
+	return s.queue.InsertTx(ctx, ex, jobs)
 }
 
 func (s *Service) job(clientID, eventID, endpointID string) river.InsertManyParams {

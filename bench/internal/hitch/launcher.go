@@ -70,7 +70,13 @@ type Launcher struct {
 	dbs      databases
 	// started are every process started, for their logs and Close.
 	started []*proc.Child
+	// servers are the data dir and database of each `hitch serve` started,
+	// by name, for StartWorker.
+	servers map[string]server
 }
+
+// server is where a `hitch serve` keeps its data.
+type server struct{ dataDir, dbURL string }
 
 // NewLauncher finds the repository, makes the temporary directory, named
 // by the os.MkdirTemp pattern workPrefix, and builds cmd/hitch into it,
@@ -84,7 +90,7 @@ func NewLauncher(ctx context.Context, cfg Config, workPrefix string, progress io
 	if err != nil {
 		return nil, err
 	}
-	l := &Launcher{Work: work, Secret: randomHex(20), cfg: cfg, progress: progress}
+	l := &Launcher{Work: work, Secret: randomHex(20), cfg: cfg, progress: progress, servers: map[string]server{}}
 	l.dbs = databases{baseURL: cfg.DatabaseURL, progress: l.Progress}
 	l.Progress("building hitch from %s", repo)
 	if l.bin, err = build(ctx, repo, work); err != nil {
@@ -139,18 +145,41 @@ func (l *Launcher) Start(ctx context.Context, name string, extra ...string) (*pr
 	if err != nil {
 		return nil, "", err
 	}
-	argv := []string{l.bin, "serve", "--addr", addr, "--data-dir", dataDir,
-		"--env", "development", "--rate-limit", "0"}
+	c, err := l.start("hitch "+name, "hitch-"+name, dataDir, dbURL, []string{"serve", "--addr", addr}, extra)
+	if err != nil {
+		return nil, "", err
+	}
+	l.servers[name] = server{dataDir: dataDir, dbURL: dbURL}
+	return c, "http://" + addr, nil
+}
+
+// StartWorker launches `hitch worker --env development` on the data dir and
+// database of the `hitch serve` that Start started as serveName, with
+// extra flags: a process that only works jobs, beside an API-only server
+// (--workers=false).
+func (l *Launcher) StartWorker(serveName, name string, extra ...string) (*proc.Child, error) {
+	srv, ok := l.servers[serveName]
+	if !ok {
+		return nil, fmt.Errorf("no hitch serve started as %q", serveName)
+	}
+	return l.start("hitch worker "+name, "hitch-worker-"+name, srv.dataDir, srv.dbURL, []string{"worker"}, extra)
+}
+
+// start runs the binary with cmd (a subcommand and its own flags), the
+// fixed flags, then extra, logging to <work>/<logName>.log.
+func (l *Launcher) start(name, logName, dataDir, dbURL string, cmd, extra []string) (*proc.Child, error) {
+	argv := append([]string{l.bin}, cmd...)
+	argv = append(argv, "--data-dir", dataDir, "--env", "development", "--rate-limit", "0")
 	if dbURL != "" {
 		argv = append(argv, "--database-url", dbURL)
 	}
 	argv = append(argv, extra...)
-	c, err := proc.Start("hitch "+name, filepath.Join(l.Work, "hitch-"+name+".log"), l.env(), argv...)
+	c, err := proc.Start(name, filepath.Join(l.Work, logName+".log"), l.env(), argv...)
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
 	l.started = append(l.started, c)
-	return c, "http://" + addr, nil
+	return c, nil
 }
 
 // env is the benchmark's environment without its HITCH_* variables (Hitch

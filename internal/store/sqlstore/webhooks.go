@@ -2,10 +2,8 @@ package sqlstore
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/hitchdev/hitch/internal/store"
@@ -83,19 +81,13 @@ const endpointColumns = `id, client_id, url, event_types, secret_sealed, previou
 func scanEndpoint(row Row) (*store.WebhookEndpoint, error) {
 	var ep store.WebhookEndpoint
 	var types string
-	if err := row.Scan(endpointDest(&ep, &types)...); err != nil {
+	if err := row.Scan(&ep.ID, &ep.ClientID, &ep.URL, &types, &ep.SecretSealed, &ep.PreviousSealed,
+		nullTimeDest{&ep.PreviousExpiresAt}, &ep.Status, nullStringDest{&ep.DisabledReason},
+		nullTimeDest{&ep.FailingSince}, timeDest{&ep.CreatedAt}, timeDest{&ep.UpdatedAt}); err != nil {
 		return nil, err
 	}
 	ep.EventTypes = splitList(types)
 	return &ep, nil
-}
-
-// endpointDest are the scan destinations of endpointColumns; the event
-// types go to types, for the caller to split into ep.EventTypes.
-func endpointDest(ep *store.WebhookEndpoint, types *string) []any {
-	return []any{&ep.ID, &ep.ClientID, &ep.URL, types, &ep.SecretSealed, &ep.PreviousSealed,
-		nullTimeDest{&ep.PreviousExpiresAt}, &ep.Status, nullStringDest{&ep.DisabledReason},
-		nullTimeDest{&ep.FailingSince}, timeDest{&ep.CreatedAt}, timeDest{&ep.UpdatedAt}}
 }
 
 func (e *executor) WebhookEndpointInsert(ctx context.Context, ep *store.WebhookEndpoint) error {
@@ -117,174 +109,6 @@ func (e *executor) WebhookEndpointGet(ctx context.Context, clientID, id string) 
 		return nil, e.wrap("webhook endpoint: get", err)
 	}
 	return ep, nil
-}
-
-func (e *executor) WebhookDeliveriesGet(ctx context.Context, keys []store.WebhookDeliveryKey) ([]*store.WebhookDelivery, error) {
-	if len(keys) == 0 {
-		return nil, nil
-	}
-	if e.drv.InProcess() {
-		return e.deliveriesApart(ctx, keys)
-	}
-	return e.deliveriesJoined(ctx, keys)
-}
-
-// deliveriesJoined reads deliveries in one statement, each event joined
-// to its endpoint: one round trip.
-func (e *executor) deliveriesJoined(ctx context.Context, keys []store.WebhookDeliveryKey) ([]*store.WebhookDelivery, error) {
-	type key struct {
-		ClientID   string `json:"client_id"`
-		EndpointID string `json:"endpoint_id"`
-		EventID    string `json:"event_id"`
-	}
-	ks := make([]key, len(keys))
-	for i, k := range keys {
-		ks[i] = key(k)
-	}
-	rows, err := e.deliveriesQuery(ctx, deliveriesJoinedQuery, ks)
-	if err != nil {
-		return nil, err
-	}
-	return collect(rows, func(row Row) (*store.WebhookDelivery, error) {
-		var ep store.WebhookEndpoint
-		var ev store.Event
-		var types string
-		var payload []byte
-		if err := row.Scan(append(endpointDest(&ep, &types), eventDest(&ev, &payload)...)...); err != nil {
-			return nil, err
-		}
-		ep.EventTypes, ev.Payload = splitList(types), json.RawMessage(payload)
-		return &store.WebhookDelivery{Endpoint: &ep, Event: &ev}, nil
-	}, e, "webhook deliveries: get")
-}
-
-// deliveriesApart reads the distinct endpoints of keys in one statement,
-// then their events in another. A group's deliveries mostly go to one
-// endpoint or a few, and joining it to every event row cost SQLite, where a
-// statement more is only a call, a third of the read
-// (BenchmarkWebhookDeliveriesGet). Each delivery gets its own copies, as
-// from the joined read.
-func (e *executor) deliveriesApart(ctx context.Context, keys []store.WebhookDeliveryKey) ([]*store.WebhookDelivery, error) {
-	type endpointKey struct {
-		ClientID   string `json:"client_id"`
-		EndpointID string `json:"endpoint_id"`
-	}
-	type eventKey struct {
-		ClientID string `json:"client_id"`
-		EventID  string `json:"event_id"`
-	}
-	var endpointKeys []endpointKey
-	var eventKeys []eventKey
-	seenEndpoints := make(map[endpointKey]bool, 1)
-	seenEvents := make(map[eventKey]bool, len(keys))
-	for _, k := range keys {
-		if epk := (endpointKey{k.ClientID, k.EndpointID}); !seenEndpoints[epk] {
-			seenEndpoints[epk] = true
-			endpointKeys = append(endpointKeys, epk)
-		}
-		if evk := (eventKey{k.ClientID, k.EventID}); !seenEvents[evk] {
-			seenEvents[evk] = true
-			eventKeys = append(eventKeys, evk)
-		}
-	}
-	rows, err := e.deliveriesQuery(ctx, deliveriesEndpointsQuery, endpointKeys)
-	if err != nil {
-		return nil, err
-	}
-	eps, err := collect(rows, scanEndpoint, e, "webhook deliveries: get")
-	if err != nil || len(eps) == 0 {
-		return nil, err
-	}
-	endpoints := make(map[endpointKey]*store.WebhookEndpoint, len(eps))
-	for _, ep := range eps {
-		endpoints[endpointKey{ep.ClientID, ep.ID}] = ep
-	}
-	rows, err = e.deliveriesQuery(ctx, deliveriesEventsQuery, eventKeys)
-	if err != nil {
-		return nil, err
-	}
-	evs, err := collect(rows, scanEvent, e, "webhook deliveries: get")
-	if err != nil {
-		return nil, err
-	}
-	events := make(map[eventKey]*store.Event, len(evs))
-	for _, ev := range evs {
-		events[eventKey{ev.ClientID, ev.ID}] = ev
-	}
-	var out []*store.WebhookDelivery
-	for _, k := range keys {
-		ep, ev := endpoints[endpointKey{k.ClientID, k.EndpointID}], events[eventKey{k.ClientID, k.EventID}]
-		if ep != nil && ev != nil {
-			epc, evc := *ep, *ev
-			out = append(out, &store.WebhookDelivery{Endpoint: &epc, Event: &evc})
-		}
-	}
-	return out, nil
-}
-
-// deliveriesQuery runs one of the delivery reads' statements, built for
-// the dialect by build, with keys as its one JSON parameter.
-func (e *executor) deliveriesQuery(ctx context.Context, build func(Driver) string, keys any) (Rows, error) {
-	arg, err := json.Marshal(keys)
-	if err != nil {
-		return nil, fmt.Errorf("webhook deliveries: get: %w", err)
-	}
-	rows, err := e.conn.Query(ctx, build(e.drv), string(arg))
-	return rows, e.wrap("webhook deliveries: get", err)
-}
-
-// The delivery reads' statements, built once per dialect rather than on
-// every read. Each looks its rows up by keys given as one JSON parameter,
-// whatever their number, so that the statement stays the same.
-var (
-	deliveriesJoinedQuery = perDialect(func(drv Driver) string {
-		return `SELECT ` + prefixed("ep.", endpointColumns) + `, ` + prefixed("ev.", eventColumns) + `
-		FROM ` + drv.JSONRows("$1", "k", "client_id text, endpoint_id text, event_id uuid") + `
-		` + joinEndpoint(drv) + `
-		` + joinEvent(drv)
-	})
-	deliveriesEndpointsQuery = perDialect(func(drv Driver) string {
-		return `SELECT ` + prefixed("ep.", endpointColumns) + `
-		FROM ` + drv.JSONRows("$1", "k", "client_id text, endpoint_id text") + `
-		` + joinEndpoint(drv)
-	})
-	deliveriesEventsQuery = perDialect(func(drv Driver) string {
-		return `SELECT ` + prefixed("ev.", eventColumns) + `
-		FROM ` + drv.JSONRows("$1", "k", "client_id text, event_id uuid") + `
-		` + joinEvent(drv)
-	})
-)
-
-// joinEndpoint and joinEvent join a key's endpoint and event, each only
-// the key's developer's.
-func joinEndpoint(drv Driver) string {
-	return drv.JoinOne("webhook_endpoints", "ep", "ep.client_id = k.client_id AND ep.id = k.endpoint_id")
-}
-
-func joinEvent(drv Driver) string {
-	return drv.JoinOne("events", "ev", "ev.client_id = k.client_id AND ev.id = k.event_id")
-}
-
-// perDialect caches build's statement per driver name.
-func perDialect(build func(Driver) string) func(Driver) string {
-	var cache sync.Map // driver name → string
-	return func(drv Driver) string {
-		if q, ok := cache.Load(drv.Name()); ok {
-			return q.(string)
-		}
-		q := build(drv)
-		cache.Store(drv.Name(), q)
-		return q
-	}
-}
-
-// prefixed qualifies each of a comma-separated list of columns.
-func prefixed(prefix, columns string) string {
-	cols := strings.Split(columns, ",")
-	for i, c := range cols {
-		cols[i] = prefix + strings.TrimSpace(c)
-	}
-	return strings.Join(cols, ", ")
 }
 
 func (e *executor) WebhookEndpointList(ctx context.Context, clientID string) ([]*store.WebhookEndpoint, error) {
@@ -387,7 +211,7 @@ func attemptJobID(a *store.WebhookAttempt) *int64 {
 }
 
 func (e *executor) WebhookAttemptList(ctx context.Context, clientID, eventID string) ([]*store.WebhookAttempt, error) {
-	rows, err := e.conn.Query(ctx, `SELECT client_id, event_id, endpoint_id, attempt, started_at, duration_us,
+	rows, err := e.conn.Query(ctx, `SELECT client_id, event_id, endpoint_id, attempt, job_id, started_at, duration_us,
 			status_code, response_body, error, outcome
 		FROM webhook_attempts WHERE client_id = $1 AND event_id = $2 ORDER BY started_at, id`, clientID, eventID)
 	if err != nil {
@@ -396,10 +220,13 @@ func (e *executor) WebhookAttemptList(ctx context.Context, clientID, eventID str
 	return collect(rows, func(row Row) (*store.WebhookAttempt, error) {
 		var a store.WebhookAttempt
 		var us int64
-		var code *int64
-		if err := row.Scan(&a.ClientID, &a.EventID, &a.EndpointID, &a.Attempt, timeDest{&a.StartedAt}, &us,
+		var code, jobID *int64
+		if err := row.Scan(&a.ClientID, &a.EventID, &a.EndpointID, &a.Attempt, &jobID, timeDest{&a.StartedAt}, &us,
 			&code, &a.ResponseBody, &a.Error, &a.Outcome); err != nil {
 			return nil, err
+		}
+		if jobID != nil {
+			a.JobID = *jobID
 		}
 		a.Duration = time.Duration(us) * time.Microsecond
 		if code != nil {
@@ -408,89 +235,6 @@ func (e *executor) WebhookAttemptList(ctx context.Context, clientID, eventID str
 		}
 		return &a, nil
 	}, e, "webhook attempt: list")
-}
-
-// completedJobs selects the ids of the oldest completed jobs of kind $1
-// finalized at or after $2, at most $3, by River's index on (state,
-// finalized_at): the bound keeps a pass from walking the day of other
-// kinds' completed jobs River keeps.
-const completedJobs = `SELECT id FROM river_job
-	WHERE state = 'completed' AND finalized_at >= $2 AND kind = $1
-	ORDER BY finalized_at, id LIMIT $3`
-
-// archivePostgres moves completed delivery jobs into webhook_attempts in
-// one statement. SKIP LOCKED lets the nodes of a cluster archive at once
-// without waiting on each other's rows. Arguments and outputs are read
-// as text and cast only when they have the right shape, so that no job
-// can fail the batch (one that cannot become an attempt is deleted).
-const archivePostgres = `WITH moved AS (
-	DELETE FROM river_job WHERE id IN (` + completedJobs + ` FOR UPDATE SKIP LOCKED)
-	RETURNING id, args, metadata -> 'output' AS output
-), attempts AS (
-	SELECT m.id, m.args ->> 'client_id' AS client_id, m.args ->> 'endpoint_id' AS endpoint_id,
-		CASE WHEN m.args ->> 'event_id' ~ '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$'
-			THEN (m.args ->> 'event_id')::uuid END AS event_id,
-		m.output ->> 'attempt' AS attempt, m.output ->> 'started_us' AS started_us,
-		m.output ->> 'duration_us' AS duration_us, m.output ->> 'status' AS status,
-		coalesce(m.output ->> 'body', '') AS body
-	FROM moved m
-	WHERE jsonb_typeof(m.output) = 'object'
-), archived AS (
-	INSERT INTO webhook_attempts (client_id, event_id, endpoint_id, attempt, job_id, started_at, duration_us,
-		status_code, response_body, error, outcome)
-	SELECT w.client_id, e.id, w.id, a.attempt::int, a.id,
-		to_timestamp(0) + a.started_us::bigint * interval '1 microsecond',
-		a.duration_us::bigint, a.status::int, a.body, '', 'succeeded'
-	FROM attempts a
-	JOIN webhook_endpoints w ON w.id = a.endpoint_id AND w.client_id = a.client_id
-	JOIN events e ON e.id = a.event_id AND e.client_id = w.client_id
-	WHERE a.attempt ~ '^[0-9]{1,9}$' AND a.started_us ~ '^[0-9]{1,18}$' AND a.duration_us ~ '^[0-9]{1,18}$'
-		AND a.status ~ '^[0-9]{1,9}$'
-)
-SELECT count(*) FROM moved`
-
-// archiveSQLite is archivePostgres in two statements, which select the same
-// jobs: the transaction holds SQLite's only writer. Each output field is
-// read once, and checked on what json_extract returns: json_type calls a
-// number beyond int64 an integer, which json_extract returns as REAL.
-const (
-	archiveSQLite = `INSERT INTO webhook_attempts (client_id, event_id, endpoint_id, attempt, job_id, started_at,
-		duration_us, status_code, response_body, error, outcome)
-	SELECT w.client_id, e.id, w.id, j.attempt, j.id, j.started_us, j.duration_us, j.status, j.body, '', 'succeeded'
-	FROM (
-		SELECT id, args, json_type(metadata, '$.output') AS output,
-			json_extract(metadata, '$.output.attempt') AS attempt,
-			json_extract(metadata, '$.output.started_us') AS started_us,
-			json_extract(metadata, '$.output.duration_us') AS duration_us,
-			json_extract(metadata, '$.output.status') AS status,
-			coalesce(json_extract(metadata, '$.output.body'), '') AS body
-		FROM river_job WHERE id IN (` + completedJobs + `)
-	) j
-	JOIN webhook_endpoints w ON w.id = json_extract(j.args, '$.endpoint_id')
-		AND w.client_id = json_extract(j.args, '$.client_id')
-	JOIN events e ON e.id = json_extract(j.args, '$.event_id') AND e.client_id = w.client_id
-	WHERE j.output = 'object'
-		AND typeof(j.attempt) = 'integer' AND j.attempt >= 0
-		AND typeof(j.started_us) = 'integer' AND j.started_us >= 0
-		AND typeof(j.duration_us) = 'integer' AND j.duration_us >= 0
-		AND typeof(j.status) = 'integer' AND j.status >= 0`
-	archiveDeleteSQLite = `DELETE FROM river_job WHERE id IN (` + completedJobs + `)`
-)
-
-func (e *executor) WebhookAttemptsArchive(ctx context.Context, jobKind string, since time.Time, limit int) (int, error) {
-	if e.drv.Name() == "postgres" {
-		var n int
-		err := e.conn.QueryRow(ctx, archivePostgres, jobKind, since.UTC(), limit).Scan(&n)
-		return n, e.wrap("webhook attempt: archive", err)
-	}
-	// riversqlite keeps timestamps as UTC text in this layout, and
-	// compares them as text.
-	bound := since.UTC().Round(time.Millisecond).Format("2006-01-02 15:04:05.000")
-	if _, err := e.conn.Exec(ctx, archiveSQLite, jobKind, bound, limit); err != nil {
-		return 0, e.wrap("webhook attempt: archive", err)
-	}
-	n, err := e.conn.Exec(ctx, archiveDeleteSQLite, jobKind, bound, limit)
-	return int(n), e.wrap("webhook attempt: archive", err)
 }
 
 // nullTs is ts for an optional time.

@@ -33,7 +33,6 @@ import (
 )
 
 func main() {
-	config.SetGC()
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	go func() {
 		<-ctx.Done()

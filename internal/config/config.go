@@ -11,9 +11,7 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
-	"os"
 	"path/filepath"
-	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
@@ -27,23 +25,6 @@ const (
 	Development = "development"
 	Production  = "production"
 )
-
-// GCPercent is the GC target a Hitch process sets when GOGC is not set.
-// Hitch's live heap is a few megabytes, so the default target (100%)
-// collects very often under load; 400% trades a few more megabytes for a
-// tenth less CPU per request. The benchmarks that run River in their own
-// process set it too, to compare like with like.
-const GCPercent = 400
-
-// SetGC sets the process's GC target to GCPercent unless GOGC is set,
-// which wins, and returns what puts the previous target back.
-func SetGC() (restore func()) {
-	if os.Getenv("GOGC") != "" {
-		return func() {}
-	}
-	previous := debug.SetGCPercent(GCPercent)
-	return func() { debug.SetGCPercent(previous) }
-}
 
 // Config is everything a Hitch process is configured with.
 type Config struct {

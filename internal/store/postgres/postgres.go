@@ -88,22 +88,6 @@ func (d *driver) TextSet(placeholder string) string { return " = ANY(" + placeho
 
 func (d *driver) TextSetArg(items []string) any { return items }
 
-// JSONRows is jsonb_to_recordset: the columns get their types (a uuid
-// column joins a uuid key through its index).
-func (d *driver) JSONRows(placeholder, alias, columns string) string {
-	return "jsonb_to_recordset(" + placeholder + "::jsonb) AS " + alias + "(" + columns + ")"
-}
-
-// InProcess: Each statement is a round trip to the server.
-func (d *driver) InProcess() bool { return false }
-
-// JoinOne is a LATERAL subquery that OFFSET 0 keeps from being pulled up
-// into a join the planner may hash: planned alone, a lookup by a unique
-// key is an index scan.
-func (d *driver) JoinOne(table, alias, cond string) string {
-	return "JOIN LATERAL (SELECT * FROM " + table + " AS " + alias + " WHERE " + cond + " OFFSET 0) AS " + alias + " ON true"
-}
-
 // MigrationLockSQL serializes migrations across nodes with a transaction
 // advisory lock (released at commit). The key is arbitrary but fixed.
 func (d *driver) MigrationLockSQL() string { return `SELECT pg_advisory_xact_lock(4818237262)` }

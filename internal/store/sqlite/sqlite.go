@@ -145,29 +145,6 @@ func (d *driver) TextSetArg(items []string) any {
 	return string(b)
 }
 
-// JSONRows reads each object's fields with json_extract; SQLite's values
-// carry their own types, so columns' types are not needed.
-func (d *driver) JSONRows(placeholder, alias, columns string) string {
-	var sel strings.Builder
-	for i, col := range strings.Split(columns, ",") {
-		name, _, _ := strings.Cut(strings.TrimSpace(col), " ")
-		if i > 0 {
-			sel.WriteString(", ")
-		}
-		fmt.Fprintf(&sel, "json_extract(value, '$.%s') AS %s", name, name)
-	}
-	return "(SELECT " + sel.String() + " FROM json_each(" + placeholder + ")) AS " + alias
-}
-
-// InProcess: SQLite runs in this process.
-func (d *driver) InProcess() bool { return true }
-
-// JoinOne is a plain join: SQLite joins by nested loops, probing the
-// index cond names.
-func (d *driver) JoinOne(table, alias, cond string) string {
-	return "JOIN " + table + " AS " + alias + " ON " + cond
-}
-
 // Native is the writer: River writes on every fetch, and SQLite has one
 // writer at a time.
 func (d *driver) Native() (any, string) { return d.writer, "" }

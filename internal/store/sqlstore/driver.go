@@ -79,22 +79,6 @@ type Driver interface {
 	// same and its plan an index probe per string.
 	TextSet(placeholder string) string
 	TextSetArg(items []string) any
-	// JSONRows is the SQL of a table, to follow FROM, whose rows are the
-	// objects of the JSON array (text) bound to placeholder: columns lists
-	// each field as "name type", with PostgreSQL's type names, and alias
-	// names the table. One parameter whatever the number of rows, so that
-	// the statement stays the same.
-	JSONRows(placeholder, alias, columns string) string
-	// JoinOne is the SQL of a join, to follow a FROM item, of table (as
-	// alias) on cond, that looks up the rows for each row before it by
-	// cond's index whatever the planner's statistics say: PostgreSQL
-	// otherwise joins a JSONRows table (which it guesses holds 100 rows) by
-	// hashing the whole of a table it saw small, and keeps that plan for
-	// the statement while the table grows.
-	JoinOne(table, alias, cond string) string
-	// InProcess reports whether statements run in this process (SQLite),
-	// where one more query costs a call rather than a round trip.
-	InProcess() bool
 
 	// MigrationLockSQL is run at the start of each migration transaction so
 	// that nodes starting together apply migrations one at a time ("" when

@@ -34,13 +34,13 @@ func clientsCreateFlags(fs *flag.FlagSet) runFunc {
 		if *name == "" {
 			return errors.New("clients create: --name is required")
 		}
-		a, err := newApp(ctx, cfg, errOut)
+		a, err := newHitch(ctx, cfg, errOut)
 		if err != nil {
 			return err
 		}
 		defer a.Close()
 		// --env is both the configuration's environment and the client's.
-		creds, err := a.developers.Create(ctx, developer.CreateParams{Name: *name, Environment: cfg.Env})
+		creds, err := a.Developers.Create(ctx, developer.CreateParams{Name: *name, Environment: cfg.Env})
 		if err != nil {
 			return err
 		}
@@ -52,12 +52,12 @@ func clientsCreateFlags(fs *flag.FlagSet) runFunc {
 func clientsListFlags(fs *flag.FlagSet) runFunc {
 	asJSON := fs.Bool("json", false, "print as JSON")
 	return func(ctx context.Context, cfg *config.Config, out, errOut io.Writer) error {
-		a, err := newApp(ctx, cfg, errOut)
+		a, err := newHitch(ctx, cfg, errOut)
 		if err != nil {
 			return err
 		}
 		defer a.Close()
-		clients, err := a.developers.List(ctx)
+		clients, err := a.Developers.List(ctx)
 		if err != nil {
 			return err
 		}
@@ -95,12 +95,12 @@ func clientsRotateFlags(fs *flag.FlagSet) runFunc {
 		if g < 0 {
 			g = cfg.SecretGrace
 		}
-		a, err := newApp(ctx, cfg, errOut)
+		a, err := newHitch(ctx, cfg, errOut)
 		if err != nil {
 			return err
 		}
 		defer a.Close()
-		creds, err := a.developers.RotateSecret(ctx, *clientID, g)
+		creds, err := a.Developers.RotateSecret(ctx, *clientID, g)
 		if errors.Is(err, developer.ErrNotFound) {
 			return fmt.Errorf("clients rotate-secret: no client %q", *clientID)
 		}
@@ -108,7 +108,7 @@ func clientsRotateFlags(fs *flag.FlagSet) runFunc {
 			return err
 		}
 		printCredentials(out, creds, *asJSON, fmt.Sprintf("The previous secret keeps working until %s.",
-			a.now().Add(g).Format(time.RFC3339)))
+			now().Add(g).Format(time.RFC3339)))
 		return nil
 	}
 }

@@ -15,9 +15,9 @@ import (
 )
 
 // connectorCommand opens the app and runs fn with it.
-func connectorCommand(fn func(ctx context.Context, a *app, out io.Writer) error) runFunc {
+func connectorCommand(fn func(ctx context.Context, a *hitch, out io.Writer) error) runFunc {
 	return func(ctx context.Context, cfg *config.Config, out, errOut io.Writer) error {
-		a, err := newApp(ctx, cfg, errOut)
+		a, err := newHitch(ctx, cfg, errOut)
 		if err != nil {
 			return err
 		}
@@ -33,8 +33,8 @@ func connectorsCreateFlags(fs *flag.FlagSet) runFunc {
 		if *name == "" {
 			return errors.New("connectors create: --name is required")
 		}
-		return connectorCommand(func(ctx context.Context, a *app, out io.Writer) error {
-			creds, err := a.connectors.Create(ctx, *name)
+		return connectorCommand(func(ctx context.Context, a *hitch, out io.Writer) error {
+			creds, err := a.Connectors.Create(ctx, *name)
 			if err != nil {
 				return fmt.Errorf("connectors create: %w", err)
 			}
@@ -52,8 +52,8 @@ func connectorsCreateFlags(fs *flag.FlagSet) runFunc {
 
 func connectorsListFlags(fs *flag.FlagSet) runFunc {
 	asJSON := fs.Bool("json", false, "print as JSON")
-	return connectorCommand(func(ctx context.Context, a *app, out io.Writer) error {
-		list, err := a.connectors.List(ctx)
+	return connectorCommand(func(ctx context.Context, a *hitch, out io.Writer) error {
+		list, err := a.Connectors.List(ctx)
 		if err != nil {
 			return err
 		}
@@ -89,8 +89,8 @@ func connectorsRevokeFlags(fs *flag.FlagSet) runFunc {
 		if *id == "" {
 			return errors.New("connectors revoke: --id is required")
 		}
-		return connectorCommand(func(ctx context.Context, a *app, out io.Writer) error {
-			err := a.connectors.Revoke(ctx, *id)
+		return connectorCommand(func(ctx context.Context, a *hitch, out io.Writer) error {
+			err := a.Connectors.Revoke(ctx, *id)
 			if errors.Is(err, connector.ErrNotFound) {
 				return fmt.Errorf("connectors revoke: no connector %q", *id)
 			}

@@ -21,8 +21,8 @@ func keysRotateFlags(fs *flag.FlagSet) runFunc {
 		if *grace < 0 {
 			*grace = cfg.KeyGrace
 		}
-		return connectorCommand(func(ctx context.Context, a *app, out io.Writer) error {
-			jwk, err := a.keys.Rotate(ctx, *bits, *grace)
+		return connectorCommand(func(ctx context.Context, a *hitch, out io.Writer) error {
+			jwk, err := a.Keys.Rotate(ctx, *bits, *grace)
 			if err != nil {
 				return fmt.Errorf("keys rotate: %w", err)
 			}
@@ -30,7 +30,7 @@ func keysRotateFlags(fs *flag.FlagSet) runFunc {
 				return json.NewEncoder(out).Encode(jwk)
 			}
 			fmt.Fprintf(out, "kid: %s\n\nGET /jwe/key serves this key from now on (other nodes within a minute);\n"+
-				"the previous keys decrypt until %s.\n", jwk.Kid, a.now().Add(*grace).Format(time.RFC3339))
+				"the previous keys decrypt until %s.\n", jwk.Kid, now().Add(*grace).Format(time.RFC3339))
 			return nil
 		})(ctx, cfg, out, errOut)
 	}
@@ -38,8 +38,8 @@ func keysRotateFlags(fs *flag.FlagSet) runFunc {
 
 func keysListFlags(fs *flag.FlagSet) runFunc {
 	asJSON := fs.Bool("json", false, "print as JSON")
-	return connectorCommand(func(ctx context.Context, a *app, out io.Writer) error {
-		list, err := a.keys.List(ctx)
+	return connectorCommand(func(ctx context.Context, a *hitch, out io.Writer) error {
+		list, err := a.Keys.List(ctx)
 		if err != nil {
 			return err
 		}

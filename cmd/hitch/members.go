@@ -24,12 +24,12 @@ func membersAddFlags(fs *flag.FlagSet) runFunc {
 		if *clientID == "" || *email == "" || *role == "" {
 			return errors.New("members add: --client-id, --email and --role are required")
 		}
-		a, err := newApp(ctx, cfg, errOut)
+		a, err := newHitch(ctx, cfg, errOut)
 		if err != nil {
 			return err
 		}
 		defer a.Close()
-		m, password, err := a.members.Add(ctx, nil, member.AddParams{ClientID: *clientID, Email: *email, Name: *name, Role: *role},
+		m, password, err := a.Members.Add(ctx, nil, member.AddParams{ClientID: *clientID, Email: *email, Name: *name, Role: *role},
 			audit.Origin{UserAgent: "hitch members add"})
 		var invalid *member.InvalidError
 		switch {
@@ -56,7 +56,7 @@ func membersAddFlags(fs *flag.FlagSet) runFunc {
 func auditVerifyFlags(fs *flag.FlagSet) runFunc {
 	clientID := fs.String("client-id", "", "verify one developer's chain (default: every developer's)")
 	return func(ctx context.Context, cfg *config.Config, out, errOut io.Writer) error {
-		a, err := newApp(ctx, cfg, errOut)
+		a, err := newHitch(ctx, cfg, errOut)
 		if err != nil {
 			return err
 		}
@@ -64,16 +64,16 @@ func auditVerifyFlags(fs *flag.FlagSet) runFunc {
 		var heads []*audit.Head
 		if *clientID != "" {
 			var h *audit.Head
-			if _, err = a.store.ClientGetByID(ctx, *clientID); errors.Is(err, store.ErrNotFound) {
+			if _, err = a.Store.ClientGetByID(ctx, *clientID); errors.Is(err, store.ErrNotFound) {
 				return fmt.Errorf("audit verify: no client %q", *clientID)
 			} else if err == nil {
-				h, err = audit.Verify(ctx, a.store, *clientID)
+				h, err = audit.Verify(ctx, a.Store, *clientID)
 			}
 			if h != nil {
 				heads = append(heads, h)
 			}
 		} else {
-			heads, err = audit.VerifyAll(ctx, a.store)
+			heads, err = audit.VerifyAll(ctx, a.Store)
 		}
 		for _, h := range heads {
 			fmt.Fprintf(out, "%s\t%d records\tok\thead %x\n", h.ClientID, h.Records, h.Hash)

@@ -60,15 +60,15 @@ func TestMembersAndAuditCommands(t *testing.T) {
 			}
 			// The password signs in, to its developer.
 			a := openTestApp(t, env)
-			signed, err := a.members.SignIn(context.Background(), "ada@example.com", m[1], auditOrigin)
+			signed, err := a.Members.SignIn(context.Background(), "ada@example.com", m[1], auditOrigin)
 			if err != nil || signed.Principal.Client.ID != creds.ClientID || !signed.Principal.Member.MustChangePassword {
 				t.Fatalf("sign in with the printed password: %v", err)
 			}
-			signed, err = a.members.SignIn(context.Background(), "ada@example.com", adaOther["password"], auditOrigin)
+			signed, err = a.Members.SignIn(context.Background(), "ada@example.com", adaOther["password"], auditOrigin)
 			if err != nil || signed.Principal.Client.ID != other.ClientID {
 				t.Fatalf("sign in with the other developer's printed password: %v", err)
 			}
-			if _, err := a.members.SignIn(context.Background(), "ada@example.com", "nope", auditOrigin); err != member.ErrInvalidCredentials {
+			if _, err := a.Members.SignIn(context.Background(), "ada@example.com", "nope", auditOrigin); err != member.ErrInvalidCredentials {
 				t.Fatalf("wrong password: %v", err)
 			}
 
@@ -83,7 +83,7 @@ func TestMembersAndAuditCommands(t *testing.T) {
 				t.Fatalf("verify unknown: %d %q", code, stderr)
 			}
 			// Someone with database access rewrites who signed in.
-			storetest.ExecRaw(t, a.store, `UPDATE audit_records SET actor_email = 'eve@example.com' WHERE client_id = $1 AND seq = 3`, creds.ClientID)
+			storetest.ExecRaw(t, a.Store, `UPDATE audit_records SET actor_email = 'eve@example.com' WHERE client_id = $1 AND seq = 3`, creds.ClientID)
 			code, _, stderr = cli(t, env, "audit", "verify", "--client-id", creds.ClientID)
 			if code != 1 || !strings.Contains(stderr, "broken at record 3") || !strings.Contains(stderr, creds.ClientID) {
 				t.Fatalf("verify a tampered chain: %d %q", code, stderr)
@@ -99,13 +99,13 @@ var auditOrigin = audit.Origin{IP: "127.0.0.1", UserAgent: "test"}
 
 // openTestApp builds the app a hitch command run with env would, beside
 // it, closed when the test ends.
-func openTestApp(t *testing.T, env []string) *app {
+func openTestApp(t *testing.T, env []string) *hitch {
 	t.Helper()
 	cfg, err := config.NewFlagSet("test", lookupIn(env)).Parse(nil, env)
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := newApp(context.Background(), cfg, &lockedBuffer{})
+	a, err := newHitch(context.Background(), cfg, &lockedBuffer{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,7 +25,7 @@ func serveFlags(*flag.FlagSet) func(context.Context, *config.Config, io.Writer, 
 // store.
 func serve(ctx context.Context, cfg *config.Config, _ io.Writer, errOut io.Writer) error {
 	start := time.Now()
-	a, err := newApp(ctx, cfg, errOut)
+	a, err := newHitch(ctx, cfg, errOut)
 	if err != nil {
 		return err
 	}
@@ -41,8 +41,8 @@ func serve(ctx context.Context, cfg *config.Config, _ io.Writer, errOut io.Write
 	var background sync.WaitGroup
 	defer background.Wait() // before the store closes
 	background.Go(func() {
-		if _, err := a.keys.Current(context.WithoutCancel(ctx)); err != nil {
-			a.log.Error("preparing the JWE key failed", "error", err)
+		if _, err := a.Keys.Current(context.WithoutCancel(ctx)); err != nil {
+			a.Log.Error("preparing the JWE key failed", "error", err)
 		}
 	})
 
@@ -52,7 +52,7 @@ func serve(ctx context.Context, cfg *config.Config, _ io.Writer, errOut io.Write
 		}
 	}
 	if cfg.Workers {
-		if err := a.startWorkers(ctx); err != nil {
+		if err := a.StartWorkers(ctx); err != nil {
 			return err
 		}
 		defer a.stopWorkers()
@@ -63,7 +63,7 @@ func serve(ctx context.Context, cfg *config.Config, _ io.Writer, errOut io.Write
 		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
 	}
 	srv := &http.Server{
-		Handler:           a.apiServer(),
+		Handler:           a.API,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      60 * time.Second,
@@ -71,7 +71,7 @@ func serve(ctx context.Context, cfg *config.Config, _ io.Writer, errOut io.Write
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          nil,
 	}
-	a.log.Info("hitch listening", "addr", ln.Addr().String(), "env", cfg.Env, "database", a.store.Dialect(),
+	a.Log.Info("hitch listening", "addr", ln.Addr().String(), "env", cfg.Env, "database", a.Store.Dialect(),
 		"public_url", cfg.PublicURL, "startup", time.Since(start).Round(time.Millisecond))
 
 	served := make(chan error, 1)
@@ -81,11 +81,11 @@ func serve(ctx context.Context, cfg *config.Config, _ io.Writer, errOut io.Write
 		return err
 	case <-ctx.Done():
 	}
-	a.log.Info("shutting down", "timeout", cfg.ShutdownTimeout)
+	a.Log.Info("shutting down", "timeout", cfg.ShutdownTimeout)
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
 	defer cancel()
 	if err := srv.Shutdown(shutdownCtx); err != nil {
-		a.log.Warn("in-flight requests did not finish in time", "error", err)
+		a.Log.Warn("in-flight requests did not finish in time", "error", err)
 		srv.Close()
 	}
 	if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -94,69 +94,35 @@ func serve(ctx context.Context, cfg *config.Config, _ io.Writer, errOut io.Write
 	if cfg.Workers {
 		a.stopWorkers()
 	}
-	a.log.Info("stopped")
-	return nil
-}
-
-// startWorkers starts working jobs (webhook deliveries) until stopWorkers.
-func (a *app) startWorkers(ctx context.Context) error {
-	// River stops its client when the start context ends; it must outlive
-	// the signal so that stopWorkers can drain running jobs.
-	if err := a.queue.Start(context.WithoutCancel(ctx)); err != nil {
-		return fmt.Errorf("start workers: %w", err)
-	}
-	a.stopSimulator = goUntilStopped(ctx, a.cards.RunSimulator)
+	a.Log.Info("stopped")
 	return nil
 }
 
 // stopWorkers lets running jobs finish within the shutdown timeout; jobs
 // still running after it are rescued and run again by a node later.
-func (a *app) stopWorkers() {
-	if a.workersStopped {
-		return
-	}
-	a.workersStopped = true
-	ctx, cancel := context.WithTimeout(context.Background(), a.cfg.ShutdownTimeout)
+func (a *hitch) stopWorkers() {
+	ctx, cancel := context.WithTimeout(context.Background(), a.Config.ShutdownTimeout)
 	defer cancel()
-	if a.stopSimulator != nil {
-		a.stopSimulator()
-	}
-	if err := a.queue.Stop(ctx); err != nil {
-		a.log.Warn("workers did not stop in time", "error", err)
-	}
-}
-
-// goUntilStopped runs fn in a goroutine, on a context that outlives ctx's
-// cancellation (a signal must not end it before stopWorkers orders the
-// stops), and returns a func that ends it and waits for fn to return.
-func goUntilStopped(ctx context.Context, fn func(context.Context)) (stop func()) {
-	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		fn(ctx)
-	}()
-	return func() {
-		cancel()
-		<-done
+	if err := a.StopWorkers(ctx); err != nil {
+		a.Log.Warn("workers did not stop in time", "error", err)
 	}
 }
 
 func workerFlags(*flag.FlagSet) func(context.Context, *config.Config, io.Writer, io.Writer) error {
 	return func(ctx context.Context, cfg *config.Config, _, errOut io.Writer) error {
-		a, err := newApp(ctx, cfg, errOut)
+		a, err := newHitch(ctx, cfg, errOut)
 		if err != nil {
 			return err
 		}
 		defer a.Close()
-		if err := a.startWorkers(ctx); err != nil {
+		if err := a.StartWorkers(ctx); err != nil {
 			return err
 		}
-		a.log.Info("hitch worker running", "env", cfg.Env, "database", a.store.Dialect())
+		a.Log.Info("hitch worker running", "env", cfg.Env, "database", a.Store.Dialect())
 		<-ctx.Done()
-		a.log.Info("shutting down", "timeout", cfg.ShutdownTimeout)
+		a.Log.Info("shutting down", "timeout", cfg.ShutdownTimeout)
 		a.stopWorkers()
-		a.log.Info("stopped")
+		a.Log.Info("stopped")
 		return nil
 	}
 }
@@ -164,29 +130,29 @@ func workerFlags(*flag.FlagSet) func(context.Context, *config.Config, io.Writer,
 // bootstrapDevClient gives a development deployment credentials to use: the
 // fixed HITCH_DEV_CLIENT_ID/HITCH_DEV_SECRET pair when set, otherwise a new
 // client when the database has none, printed once.
-func (a *app) bootstrapDevClient(ctx context.Context, out io.Writer) error {
-	if a.cfg.DevClientID != "" {
-		_, err := a.developers.Create(ctx, developer.CreateParams{Name: "Development", Environment: config.Development,
-			ID: a.cfg.DevClientID, Secret: a.cfg.DevSecret})
+func (a *hitch) bootstrapDevClient(ctx context.Context, out io.Writer) error {
+	if a.Config.DevClientID != "" {
+		_, err := a.Developers.Create(ctx, developer.CreateParams{Name: "Development", Environment: config.Development,
+			ID: a.Config.DevClientID, Secret: a.Config.DevSecret})
 		switch {
 		case err == nil:
-			a.log.Info("created the development client from HITCH_DEV_CLIENT_ID", "client_id", a.cfg.DevClientID)
+			a.Log.Info("created the development client from HITCH_DEV_CLIENT_ID", "client_id", a.Config.DevClientID)
 		case errors.Is(err, developer.ErrExists): // an earlier start (or another node) made it
-			if _, err := a.developers.Authenticate(ctx, config.Development, a.cfg.DevClientID, a.cfg.DevSecret); err != nil {
-				a.log.Warn("HITCH_DEV_SECRET does not authenticate the existing development client; "+
+			if _, err := a.Developers.Authenticate(ctx, config.Development, a.Config.DevClientID, a.Config.DevSecret); err != nil {
+				a.Log.Warn("HITCH_DEV_SECRET does not authenticate the existing development client; "+
 					"requests with it will get 401 (rotate with `hitch clients rotate-secret`, or use a fresh data dir)",
-					"client_id", a.cfg.DevClientID)
+					"client_id", a.Config.DevClientID)
 			}
 		default:
 			return err
 		}
 		return nil
 	}
-	n, err := a.developers.Count(ctx)
+	n, err := a.Developers.Count(ctx)
 	if err != nil || n > 0 {
 		return err
 	}
-	creds, err := a.developers.Create(ctx, developer.CreateParams{Name: "Development", Environment: config.Development})
+	creds, err := a.Developers.Create(ctx, developer.CreateParams{Name: "Development", Environment: config.Development})
 	if err != nil {
 		return err
 	}
@@ -194,7 +160,7 @@ func (a *app) bootstrapDevClient(ctx context.Context, out io.Writer) error {
 	// prints a secret.
 	fmt.Fprintf(out, "\n  Development credentials (shown once; `hitch clients rotate-secret` makes new ones):\n"+
 		"    client_id: %s\n    secret:    %s\n  Try: curl -u %s:%s -H 'Content-Type: application/json' -d '{\"type\": \"link\", \"search\": \"uber\"}' %s/merchant/list\n\n",
-		creds.ClientID, creds.Secret, creds.ClientID, creds.Secret, a.cfg.PublicURL)
+		creds.ClientID, creds.Secret, creds.ClientID, creds.Secret, a.Config.PublicURL)
 	return nil
 }
 
@@ -215,7 +181,7 @@ func migrateFlags(*flag.FlagSet) func(context.Context, *config.Config, io.Writer
 }
 
 // serveDebug serves pprof on its own listener until ctx ends.
-func serveDebug(ctx context.Context, addr string, a *app) error {
+func serveDebug(ctx context.Context, addr string, a *hitch) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("listen on --debug-addr %s: %w", addr, err)
@@ -233,9 +199,9 @@ func serveDebug(ctx context.Context, addr string, a *app) error {
 	}()
 	go func() {
 		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			a.log.Error("debug listener failed", "error", err)
+			a.Log.Error("debug listener failed", "error", err)
 		}
 	}()
-	a.log.Info("debug listener (pprof)", "addr", ln.Addr().String())
+	a.Log.Info("debug listener (pprof)", "addr", ln.Addr().String())
 	return nil
 }

@@ -20,17 +20,17 @@ import (
 
 // webhookCommand opens the app and checks that --client-id names a client,
 // then runs fn.
-func webhookCommand(name string, clientID *string, fn func(ctx context.Context, a *app, out io.Writer) error) runFunc {
+func webhookCommand(name string, clientID *string, fn func(ctx context.Context, a *hitch, out io.Writer) error) runFunc {
 	return func(ctx context.Context, cfg *config.Config, out, errOut io.Writer) error {
 		if *clientID == "" {
 			return fmt.Errorf("webhooks %s: --client-id is required", name)
 		}
-		a, err := newApp(ctx, cfg, errOut)
+		a, err := newHitch(ctx, cfg, errOut)
 		if err != nil {
 			return err
 		}
 		defer a.Close()
-		if _, err := a.developers.Get(ctx, *clientID); errors.Is(err, developer.ErrNotFound) {
+		if _, err := a.Developers.Get(ctx, *clientID); errors.Is(err, developer.ErrNotFound) {
 			return fmt.Errorf("webhooks %s: no client %q", name, *clientID)
 		} else if err != nil {
 			return err
@@ -65,7 +65,7 @@ func webhooksAddFlags(fs *flag.FlagSet) runFunc {
 	url := fs.String("url", "", "endpoint URL (required; https in production)")
 	events := fs.String("events", "", "comma-separated event types to receive (default: every event)")
 	asJSON := fs.Bool("json", false, "print the endpoint and its secret as JSON")
-	return webhookCommand("add", clientID, func(ctx context.Context, a *app, out io.Writer) error {
+	return webhookCommand("add", clientID, func(ctx context.Context, a *hitch, out io.Writer) error {
 		if *url == "" {
 			return &webhook.InvalidError{Field: "url", Message: "is required"}
 		}
@@ -75,7 +75,7 @@ func webhooksAddFlags(fs *flag.FlagSet) runFunc {
 				types = append(types, strings.TrimSpace(t))
 			}
 		}
-		ep, secret, err := a.webhooks.Create(ctx, webhook.CreateParams{ClientID: *clientID, URL: *url, EventTypes: types})
+		ep, secret, err := a.Webhooks.Create(ctx, webhook.CreateParams{ClientID: *clientID, URL: *url, EventTypes: types})
 		if err != nil {
 			return err
 		}
@@ -110,8 +110,8 @@ func eventsText(ep *webhook.Endpoint) string {
 func webhooksListFlags(fs *flag.FlagSet) runFunc {
 	clientID := fs.String("client-id", "", "client whose endpoints to list (required)")
 	asJSON := fs.Bool("json", false, "print as JSON")
-	return webhookCommand("list", clientID, func(ctx context.Context, a *app, out io.Writer) error {
-		eps, err := a.webhooks.List(ctx, *clientID)
+	return webhookCommand("list", clientID, func(ctx context.Context, a *hitch, out io.Writer) error {
+		eps, err := a.Webhooks.List(ctx, *clientID)
 		if err != nil {
 			return err
 		}
@@ -137,7 +137,7 @@ func webhooksUpdateFlags(fs *flag.FlagSet) runFunc {
 	url := fs.String("url", "", "the endpoint's new URL (default: unchanged)")
 	events := fs.String("events", "", "comma-separated event types to receive, or all for every event (default: unchanged)")
 	asJSON := fs.Bool("json", false, "print the endpoint as JSON")
-	return webhookCommand("update", clientID, func(ctx context.Context, a *app, out io.Writer) error {
+	return webhookCommand("update", clientID, func(ctx context.Context, a *hitch, out io.Writer) error {
 		if *id == "" {
 			return errors.New("--id is required")
 		}
@@ -161,7 +161,7 @@ func webhooksUpdateFlags(fs *flag.FlagSet) runFunc {
 		if p.URL == nil && p.EventTypes == nil {
 			return errors.New("give --url, --events or both")
 		}
-		ep, err := a.webhooks.Update(ctx, p, operatorRecord(ctx, a, "webhooks update", audit.ActionWebhookEdit, *clientID, *id))
+		ep, err := a.Webhooks.Update(ctx, p, operatorRecord(ctx, a, "webhooks update", audit.ActionWebhookEdit, *clientID, *id))
 		if err != nil {
 			return err
 		}
@@ -195,7 +195,7 @@ func parseEvents(raw string) ([]string, error) {
 // member.add: actor "hitch <command> (operator)" with no e-mail, user agent
 // "hitch <command>". It names the endpoint by its URL as the transaction
 // leaves it, as the dashboard does.
-func operatorRecord(ctx context.Context, a *app, command, action, clientID, endpointID string) webhook.Also {
+func operatorRecord(ctx context.Context, a *hitch, command, action, clientID, endpointID string) webhook.Also {
 	return func(ex store.Executor) error {
 		c, err := ex.ClientGetByID(ctx, clientID)
 		if err != nil {
@@ -205,7 +205,7 @@ func operatorRecord(ctx context.Context, a *app, command, action, clientID, endp
 		if err != nil {
 			return err
 		}
-		_, err = a.audit.Write(ctx, ex, audit.Entry{ClientID: clientID, Environment: c.Environment, Action: action,
+		_, err = a.Audit.Write(ctx, ex, audit.Entry{ClientID: clientID, Environment: c.Environment, Action: action,
 			Actor: audit.Actor{Name: "hitch " + command + " (operator)"}, TargetType: audit.TargetWebhookEndpoint,
 			TargetName: &ep.URL, Origin: audit.Origin{UserAgent: "hitch " + command}})
 		return err
@@ -215,8 +215,8 @@ func operatorRecord(ctx context.Context, a *app, command, action, clientID, endp
 func webhooksRemoveFlags(fs *flag.FlagSet) runFunc {
 	clientID := fs.String("client-id", "", "client owning the endpoint (required)")
 	id := fs.String("id", "", "endpoint to remove (required)")
-	return webhookCommand("remove", clientID, func(ctx context.Context, a *app, out io.Writer) error {
-		if err := a.webhooks.Delete(ctx, *clientID, *id); err != nil {
+	return webhookCommand("remove", clientID, func(ctx context.Context, a *hitch, out io.Writer) error {
+		if err := a.Webhooks.Delete(ctx, *clientID, *id); err != nil {
 			return err
 		}
 		fmt.Fprintf(out, "removed %s\n", *id)
@@ -228,13 +228,13 @@ func webhooksRotateFlags(fs *flag.FlagSet) runFunc {
 	clientID := fs.String("client-id", "", "client owning the endpoint (required)")
 	id := fs.String("id", "", "endpoint whose secret to rotate (required)")
 	asJSON := fs.Bool("json", false, "print the endpoint and its new secret as JSON")
-	return webhookCommand("rotate-secret", clientID, func(ctx context.Context, a *app, out io.Writer) error {
-		ep, secret, err := a.webhooks.RotateSecret(ctx, *clientID, *id)
+	return webhookCommand("rotate-secret", clientID, func(ctx context.Context, a *hitch, out io.Writer) error {
+		ep, secret, err := a.Webhooks.RotateSecret(ctx, *clientID, *id)
 		if err != nil {
 			return err
 		}
 		printSecret(out, ep, secret, *asJSON, fmt.Sprintf("Deliveries carry signatures with both secrets until %s.",
-			ep.RotationEndsAt(a.now()).Format(time.RFC3339)))
+			ep.RotationEndsAt(now()).Format(time.RFC3339)))
 		return nil
 	})
 }

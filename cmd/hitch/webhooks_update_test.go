@@ -124,7 +124,7 @@ func TestWebhooksUpdateCommand(t *testing.T) {
 				other: nil,
 				prod:  nil,
 			} {
-				page, err := audit.List(context.Background(), a.store, audit.ListParams{ClientID: clientID, Limit: 100})
+				page, err := audit.List(context.Background(), a.Store, audit.ListParams{ClientID: clientID, Limit: 100})
 				if err != nil {
 					t.Fatal(err)
 				}

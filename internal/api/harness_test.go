@@ -3,6 +3,7 @@ package api_test
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -14,31 +15,24 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/riverqueue/river"
-
-	"github.com/hitchdev/hitch"
 	"github.com/hitchdev/hitch/client"
-	"github.com/hitchdev/hitch/internal/account"
 	"github.com/hitchdev/hitch/internal/api"
 	"github.com/hitchdev/hitch/internal/api/apitest"
+	"github.com/hitchdev/hitch/internal/app"
 	"github.com/hitchdev/hitch/internal/audit"
 	"github.com/hitchdev/hitch/internal/card"
+	"github.com/hitchdev/hitch/internal/config"
 	"github.com/hitchdev/hitch/internal/connector"
 	"github.com/hitchdev/hitch/internal/detection"
 	"github.com/hitchdev/hitch/internal/developer"
-	"github.com/hitchdev/hitch/internal/event"
 	"github.com/hitchdev/hitch/internal/link"
 	"github.com/hitchdev/hitch/internal/member"
 	"github.com/hitchdev/hitch/internal/merchant"
 	"github.com/hitchdev/hitch/internal/queue"
 	"github.com/hitchdev/hitch/internal/seal"
-	"github.com/hitchdev/hitch/internal/session"
-	"github.com/hitchdev/hitch/internal/simulate"
 	"github.com/hitchdev/hitch/internal/store"
 	"github.com/hitchdev/hitch/internal/store/storetest"
 	"github.com/hitchdev/hitch/internal/transaction"
-	"github.com/hitchdev/hitch/internal/web"
 	"github.com/hitchdev/hitch/internal/webhook"
 )
 
@@ -129,21 +123,6 @@ type harnessOptions struct {
 // withWorkers runs the job workers in the harness.
 func withWorkers(o *harnessOptions) { o.workers = true }
 
-// inBackground runs fn in a goroutine until the test's cleanup, which ends
-// its context and waits for it to return.
-func inBackground(t *testing.T, fn func(context.Context)) {
-	ctx, stop := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		fn(ctx)
-	}()
-	t.Cleanup(func() {
-		stop()
-		<-done
-	})
-}
-
 func newHarness(t *testing.T, st store.Store, opts ...func(*harnessOptions)) *harness {
 	t.Helper()
 	o := harnessOptions{env: "development", members: member.Config{RefusalFloor: -1}}
@@ -154,116 +133,63 @@ func newHarness(t *testing.T, st store.Store, opts ...func(*harnessOptions)) *ha
 	if err != nil {
 		t.Fatal(err)
 	}
-	catalog := o.catalog
-	if catalog == nil {
-		if catalog, err = merchant.Load(); err != nil {
-			t.Fatal(err)
-		}
-	}
 	clk := &clock{t: time.Now().UTC().Truncate(time.Microsecond)}
 	logs := &syncBuffer{}
 	h := &harness{t: t, env: o.env, store: st, clock: clk, logs: logs}
-	h.developers = developer.NewService(st, box, clk.Now)
 	logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	if o.discardLogs {
 		logger = slog.New(slog.NewJSONHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	}
 	srv := httptest.NewUnstartedServer(nil)
-	publicURL := "http://" + srv.Listener.Addr().String()
-	events := &event.Log{}
 	if err := queue.Migrate(context.Background(), st); err != nil {
 		t.Fatal(err)
 	}
-	workers := river.NewWorkers()
-	h.queue, err = queue.New(st, queue.Config{Logger: logger, Workers: workers, FetchPollInterval: 20 * time.Millisecond})
+	// The configuration of a plain start, changed below where tests need it.
+	masterKey := base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{42}, seal.KeySize))
+	getenv := func(name string) string {
+		if name == "HITCH_MASTER_KEY" {
+			return masterKey
+		}
+		return ""
+	}
+	cfg, err := config.NewFlagSet("hitch", getenv).Parse([]string{"--env", o.env}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	schedule := o.retrySchedule
-	if schedule == nil {
-		schedule = []time.Duration{0, 50 * time.Millisecond, 100 * time.Millisecond}
+	cfg.PublicURL = "http://" + srv.Listener.Addr().String()
+	cfg.RateLimit, cfg.RateBurst = o.rateLimit, max(o.rateBurst, 1)
+	cfg.TrustedProxies = o.trustedProxies
+	cfg.SecretGrace = time.Hour
+	// Fast retries; the production timeout: a shorter one let an attempt
+	// time out on a loaded CI machine after the receiver had the request,
+	// and the retry was counted as a second delivery.
+	cfg.WebhookRetrySchedule = []time.Duration{0, 50 * time.Millisecond, 100 * time.Millisecond}
+	if o.retrySchedule != nil {
+		cfg.WebhookRetrySchedule = o.retrySchedule
 	}
-	// The production timeout: a shorter one let an attempt time out on a
-	// loaded CI machine after the receiver had the request, and the retry
-	// was counted as a second delivery.
-	h.webhooks = webhook.NewService(st, h.queue, box, h.developers, events, logger, clk.Now, webhook.Config{
-		Production: o.env == "production", RetrySchedule: schedule, Timeout: webhook.DefaultTimeout})
-	river.AddWorker(workers, h.webhooks.Worker())
-	metrics := prometheus.NewRegistry()
-	if err := h.webhooks.Register(metrics); err != nil {
+	if o.cardWindow != 0 {
+		cfg.CardWindow = o.cardWindow
+	}
+	a, err := app.New(cfg, app.Deps{Store: st, Box: box, Log: logger, Clock: clk.Now, Catalog: o.catalog,
+		Members: o.members, JobPollInterval: 20 * time.Millisecond})
+	if err != nil {
 		t.Fatal(err)
 	}
 	if o.workers {
-		if err := h.queue.Start(context.Background()); err != nil {
+		if err := a.StartWorkers(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
-			if err := h.queue.Stop(ctx); err != nil {
-				t.Errorf("stop workers: %v", err)
+			if err := a.StopWorkers(ctx); err != nil {
+				t.Error(err)
 			}
 		})
 	}
-	accounts := account.NewService(st, catalog, events, publicURL, clk.Now)
-	h.transactions = transaction.NewService(st, events, accounts.EventMerchant, clk.Now)
-	h.connectors = connector.NewService(st, clk.Now)
-	simulator := &simulate.Connector{Transactions: h.transactions, Catalog: catalog, Now: clk.Now}
-	subscriptions := h.transactions.SubscriptionIDs
-	if o.env == "development" {
-		subscriptions = simulator.Subscriptions
-	}
-	h.cards = card.NewService(st, box, h.queue, accounts, catalog, events, clk.Now, card.Config{
-		Development: o.env == "development", CardWindow: o.cardWindow, Subscriptions: subscriptions, Logger: logger})
-	h.cards.AddWorkers(workers)
-	if o.workers {
-		inBackground(t, h.cards.RunSimulator)
-	}
-	h.detections = detection.NewService(st, box, h.queue, catalog, events, accounts.EventMerchant, clk.Now,
-		detection.Config{Environment: o.env})
-	h.detections.AddWorkers(workers)
-	h.keys = card.NewKeys(st, box, clk.Now)
-	sessions := session.NewService(st, box, catalog, h.detections, clk.Now)
-	links := link.NewService(link.Config{Environment: o.env, Sessions: sessions, Developers: h.developers,
-		Accounts: accounts, Cards: h.cards, Simulator: simulator, Catalog: catalog, Store: st, Box: box,
-		Authenticator: link.AuthenticatorFor(o.env), Now: clk.Now})
-	h.links = links
-	h.audit = audit.NewLog(clk.Now)
-	h.members = member.NewService(st, h.audit, clk.Now, o.members)
-	pagesConfig := web.Config{Environment: o.env, Catalog: catalog, Logger: logger, TrustedProxies: o.trustedProxies, Dashboard: &web.Dashboard{
-		Members: h.members, Audit: h.audit, Store: st, Developers: h.developers, Webhooks: h.webhooks, Links: links,
-		SecretGrace: time.Hour}}
-	if o.env == "development" {
-		pagesConfig.Demo = &web.Demo{Sessions: sessions, Developers: h.developers}
-	}
-	pages, err := web.New(pagesConfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.server = api.New(api.Deps{
-		Env:            o.env,
-		Store:          st,
-		Developers:     h.developers,
-		Sessions:       sessions,
-		Links:          links,
-		Pages:          pages,
-		Detections:     h.detections,
-		Accounts:       accounts,
-		Transactions:   h.transactions,
-		Simulator:      simulator,
-		Connectors:     h.connectors,
-		Keys:           h.keys,
-		Cards:          h.cards,
-		Webhooks:       h.webhooks,
-		Metrics:        metrics,
-		Catalog:        catalog,
-		Logger:         logger,
-		RateLimit:      o.rateLimit,
-		RateBurst:      o.rateBurst,
-		OpenAPI:        hitch.OpenAPI,
-		Now:            clk.Now,
-		TrustedProxies: o.trustedProxies,
-	})
+	h.developers, h.webhooks, h.queue, h.transactions = a.Developers, a.Webhooks, a.Queue, a.Transactions
+	h.connectors, h.cards, h.detections, h.keys = a.Connectors, a.Cards, a.Detections, a.Keys
+	h.links, h.audit, h.members, h.server = a.Links, a.Audit, a.Members, a.API
 	srv.Config.Handler = h.server
 	srv.Start()
 	t.Cleanup(srv.Close)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hitchdev/hitch/internal/audit"
 	"github.com/hitchdev/hitch/internal/config"
+	"github.com/hitchdev/hitch/internal/field"
 	"github.com/hitchdev/hitch/internal/member"
 	"github.com/hitchdev/hitch/internal/store"
 )
@@ -31,7 +32,7 @@ func membersAddFlags(fs *flag.FlagSet) runFunc {
 		defer a.Close()
 		m, password, err := a.Members.Add(ctx, nil, member.AddParams{ClientID: *clientID, Email: *email, Name: *name, Role: *role},
 			audit.Origin{UserAgent: "hitch members add"})
-		var invalid *member.InvalidError
+		var invalid *field.Error
 		switch {
 		case errors.Is(err, store.ErrNotFound):
 			return fmt.Errorf("members add: no client %q", *clientID)

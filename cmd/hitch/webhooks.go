@@ -14,6 +14,7 @@ import (
 	"github.com/hitchdev/hitch/internal/audit"
 	"github.com/hitchdev/hitch/internal/config"
 	"github.com/hitchdev/hitch/internal/developer"
+	"github.com/hitchdev/hitch/internal/field"
 	"github.com/hitchdev/hitch/internal/store"
 	"github.com/hitchdev/hitch/internal/webhook"
 )
@@ -36,7 +37,7 @@ func webhookCommand(name string, clientID *string, fn func(ctx context.Context, 
 			return err
 		}
 		err = fn(ctx, a, out)
-		var invalid *webhook.InvalidError
+		var invalid *field.Error
 		switch {
 		case errors.As(err, &invalid):
 			return fmt.Errorf("webhooks %s: --%s %s", name, invalid.Field, invalid.Message)
@@ -67,7 +68,7 @@ func webhooksAddFlags(fs *flag.FlagSet) runFunc {
 	asJSON := fs.Bool("json", false, "print the endpoint and its secret as JSON")
 	return webhookCommand("add", clientID, func(ctx context.Context, a *hitch, out io.Writer) error {
 		if *url == "" {
-			return &webhook.InvalidError{Field: "url", Message: "is required"}
+			return field.Invalid("url", "is required")
 		}
 		var types []string
 		if *events != "" {
@@ -181,7 +182,7 @@ func parseEvents(raw string) ([]string, error) {
 	case "all":
 		return []string{}, nil
 	case "":
-		return nil, &webhook.InvalidError{Field: "events", Message: "is empty: name event types, or all for every one"}
+		return nil, field.Invalid("events", "is empty: name event types, or all for every one")
 	}
 	var types []string
 	for _, t := range strings.Split(raw, ",") {

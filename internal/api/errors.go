@@ -12,6 +12,7 @@ import (
 	"github.com/hitchdev/hitch/internal/card"
 	"github.com/hitchdev/hitch/internal/detection"
 	"github.com/hitchdev/hitch/internal/developer"
+	"github.com/hitchdev/hitch/internal/field"
 	"github.com/hitchdev/hitch/internal/link"
 	"github.com/hitchdev/hitch/internal/session"
 	"github.com/hitchdev/hitch/internal/transaction"
@@ -163,24 +164,16 @@ func toWire(err error) (*Error, bool) {
 	if errors.As(err, &e) {
 		return e, true
 	}
-	var invalid *webhook.InvalidError
+	var invalid *field.Error
 	if errors.As(err, &invalid) {
 		return errInvalidField("The %s field %s.", invalid.Field, invalid.Message), true
 	}
 	if wire, ok := cardError(err); ok {
 		return wire, true
 	}
-	var invalidDetected *detection.InvalidError
-	if errors.As(err, &invalidDetected) {
-		return errInvalidField("The %s field %s.", invalidDetected.Field, invalidDetected.Message), true
-	}
 	var badOrigin *link.OriginError
 	if errors.As(err, &badOrigin) {
 		return errInvalidField("The allowed_origins field is invalid: %s.", badOrigin.Error()), true
-	}
-	var invalidItem *transaction.InvalidError
-	if errors.As(err, &invalidItem) {
-		return errInvalidField("The %s field %s.", invalidItem.Field, invalidItem.Message), true
 	}
 	for _, de := range domainErrors {
 		if errors.Is(err, de.err) {

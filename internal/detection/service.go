@@ -14,6 +14,7 @@ import (
 	"github.com/hitchdev/hitch/internal/account"
 	"github.com/hitchdev/hitch/internal/cursor"
 	"github.com/hitchdev/hitch/internal/event"
+	"github.com/hitchdev/hitch/internal/field"
 	"github.com/hitchdev/hitch/internal/merchant"
 	"github.com/hitchdev/hitch/internal/queue"
 	"github.com/hitchdev/hitch/internal/seal"
@@ -27,15 +28,6 @@ var (
 	// developer.
 	ErrRequestNotFound = errors.New("detection: request not found")
 )
-
-// InvalidError is a reported account that breaks a rule, named by its path
-// (accounts[2].name).
-type InvalidError struct {
-	Field   string
-	Message string
-}
-
-func (e *InvalidError) Error() string { return e.Field + ": " + e.Message }
 
 // Config tunes the service.
 type Config struct {
@@ -304,7 +296,7 @@ func (s *Service) recordTarget(ctx context.Context, ex store.Executor, p RecordP
 		if p.ExternalUserID == "" {
 			p.ExternalUserID = req.ExternalUserID
 		} else if p.ExternalUserID != req.ExternalUserID {
-			return nil, nil, &InvalidError{Field: "external_user_id", Message: "is not the user of the request"}
+			return nil, nil, field.Invalid("external_user_id", "is not the user of the request")
 		}
 	}
 	u, err := ex.UserGet(ctx, p.ClientID, p.ExternalUserID)
@@ -362,7 +354,7 @@ func (s *Service) prepare(found []Found) ([]prepared, error) {
 		if id != 0 {
 			m, ok := s.catalog.Get(id)
 			if !ok {
-				return nil, &InvalidError{Field: fmt.Sprintf("accounts[%d].merchant_id", i), Message: "is not a catalog merchant"}
+				return nil, field.Invalid(fmt.Sprintf("accounts[%d].merchant_id", i), "is not a catalog merchant")
 			}
 			it.merchantID, it.name, it.key = &id, m.Name, merchantKey(id)
 		} else {
@@ -381,24 +373,24 @@ func (s *Service) prepare(found []Found) ([]prepared, error) {
 const MaxNameLength = 255
 
 func validateFound(i int, f *Found) error {
-	field := func(name string) string { return fmt.Sprintf("accounts[%d].%s", i, name) }
+	path := func(name string) string { return fmt.Sprintf("accounts[%d].%s", i, name) }
 	switch {
 	case f.MerchantID < 0:
-		return &InvalidError{Field: field("merchant_id"), Message: "must be a positive integer"}
+		return field.Invalid(path("merchant_id"), "must be a positive integer")
 	case f.MerchantID == 0 && merchant.NameKey(f.Name) == "":
-		return &InvalidError{Field: field("name"), Message: "must name a merchant (letters or digits) when merchant_id is absent"}
+		return field.Invalid(path("name"), "must name a merchant (letters or digits) when merchant_id is absent")
 	case len(f.Name) > MaxNameLength:
-		return &InvalidError{Field: field("name"), Message: fmt.Sprintf("must be at most %d bytes", MaxNameLength)}
+		return field.Invalid(path("name"), fmt.Sprintf("must be at most %d bytes", MaxNameLength))
 	}
 	switch f.Source {
 	case SourceEmail, SourcePhone, SourceProcessorToken:
 	default:
-		return &InvalidError{Field: field("source"), Message: "must be email, phone or processor_token"}
+		return field.Invalid(path("source"), "must be email, phone or processor_token")
 	}
 	switch f.LoginMethod {
 	case "", LoginGoogleSSO, LoginAppleSSO, LoginPassword:
 	default:
-		return &InvalidError{Field: field("login_method"), Message: "must be GOOGLE_SSO, APPLE_SSO, PASSWORD or empty"}
+		return field.Invalid(path("login_method"), "must be GOOGLE_SSO, APPLE_SSO, PASSWORD or empty")
 	}
 	return nil
 }

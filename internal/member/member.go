@@ -24,6 +24,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/hitchdev/hitch/internal/audit"
+	"github.com/hitchdev/hitch/internal/field"
 	"github.com/hitchdev/hitch/internal/store"
 )
 
@@ -52,14 +53,6 @@ var (
 	// ErrLastAdmin: the change would leave the developer without an admin.
 	ErrLastAdmin = errors.New("member: a developer keeps at least one admin")
 )
-
-// InvalidError is a refused input, with a message fit for the person.
-type InvalidError struct {
-	Field   string
-	Message string
-}
-
-func (e *InvalidError) Error() string { return e.Field + " " + e.Message }
 
 // ChooseError answers a sign-in whose e-mail and password are right for
 // members of several developers: the person picks one, and signs in again
@@ -243,10 +236,10 @@ func (s *Service) Add(ctx context.Context, by *Principal, p AddParams, origin au
 		name = email
 	}
 	if utf8.RuneCountInString(name) > 100 || !utf8.ValidString(name) {
-		return nil, "", &InvalidError{"name", "must be at most 100 characters"}
+		return nil, "", field.Invalid("name", "must be at most 100 characters")
 	}
 	if !slices.Contains(Roles, p.Role) {
-		return nil, "", &InvalidError{"role", "must be admin, developer or viewer"}
+		return nil, "", field.Invalid("role", "must be admin, developer or viewer")
 	}
 	client, err := s.store.ClientGetByID(ctx, p.ClientID)
 	if err != nil {
@@ -281,7 +274,7 @@ func NormalizeEmail(s string) (string, error) {
 	s = strings.ToLower(strings.TrimSpace(s))
 	a, err := mail.ParseAddress(s)
 	if err != nil || a.Address != s || len(s) > 254 {
-		return "", &InvalidError{"email", "must be an e-mail address such as ada@example.com"}
+		return "", field.Invalid("email", "must be an e-mail address such as ada@example.com")
 	}
 	return s, nil
 }
@@ -303,7 +296,7 @@ func (s *Service) Remove(ctx context.Context, by *Principal, memberID string, or
 // admin stays an admin.
 func (s *Service) SetRole(ctx context.Context, by *Principal, memberID, role string, origin audit.Origin) error {
 	if !slices.Contains(Roles, role) {
-		return &InvalidError{"role", "must be admin, developer or viewer"}
+		return field.Invalid("role", "must be admin, developer or viewer")
 	}
 	return s.change(ctx, by, memberID, audit.ActionMemberRoleChange, origin, func(ex store.Executor, m *store.Member) error {
 		return ex.MemberSetRole(ctx, m.ClientID, m.ID, role, s.now().UTC())
@@ -770,17 +763,17 @@ func (s *Service) refuse(ctx context.Context, p *Principal, action string, origi
 // current password is refused as at sign-in: it counts towards the
 // lockout and is recorded as a failure, and a locked member's is not
 // checked (ErrInvalidCredentials for both). ErrBusy as SignIn;
-// *InvalidError for a next password that is too short, too long,
+// *field.Error for a next password that is too short, too long,
 // unconfirmed or the current one.
 func (s *Service) ChangePassword(ctx context.Context, p *Principal, current, next, confirm string, origin audit.Origin) (string, error) {
 	if next != confirm {
-		return "", &InvalidError{"new password", "and its confirmation differ"}
+		return "", field.Invalid("new password", "and its confirmation differ")
 	}
 	if err := ValidatePassword(next); err != nil {
 		return "", err
 	}
 	if next == current {
-		return "", &InvalidError{"new password", "must differ from the current one"}
+		return "", field.Invalid("new password", "must differ from the current one")
 	}
 	m := p.Member
 	now := s.now().UTC()

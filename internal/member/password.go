@@ -1,6 +1,8 @@
 package member
 
 import (
+	"github.com/hitchdev/hitch/internal/field"
+
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/base64"
@@ -91,10 +93,10 @@ const (
 // length (NIST SP 800-63B: no composition rules).
 func ValidatePassword(password string) error {
 	if !utf8.ValidString(password) || len(password) > MaxPasswordBytes {
-		return &InvalidError{"new password", fmt.Sprintf("must be text of at most %d bytes", MaxPasswordBytes)}
+		return field.Invalid("new password", fmt.Sprintf("must be text of at most %d bytes", MaxPasswordBytes))
 	}
 	if utf8.RuneCountInString(password) < MinPasswordLength {
-		return &InvalidError{"new password", fmt.Sprintf("must be at least %d characters long", MinPasswordLength)}
+		return field.Invalid("new password", fmt.Sprintf("must be at least %d characters long", MinPasswordLength))
 	}
 	return nil
 }

@@ -25,15 +25,6 @@ var (
 // MaxBatch bounds one ingestion call.
 const MaxBatch = 1000
 
-// InvalidError is a batch item that breaks a rule, named by its path
-// (transactions[3].price.total).
-type InvalidError struct {
-	Field   string
-	Message string
-}
-
-func (e *InvalidError) Error() string { return e.Field + ": " + e.Message }
-
 // Service ingests and serves transactions and subscriptions.
 type Service struct {
 	store    store.Store

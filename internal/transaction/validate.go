@@ -3,6 +3,8 @@ package transaction
 import (
 	"fmt"
 	"slices"
+
+	"github.com/hitchdev/hitch/internal/field"
 )
 
 const (
@@ -140,4 +142,4 @@ func currency(field, v string) error {
 	return nil
 }
 
-func invalid(field, msg string) error { return &InvalidError{Field: field, Message: msg} }
+func invalid(name, msg string) error { return field.Invalid(name, msg) }

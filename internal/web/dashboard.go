@@ -19,6 +19,7 @@ import (
 	"github.com/hitchdev/hitch/internal/account"
 	"github.com/hitchdev/hitch/internal/audit"
 	"github.com/hitchdev/hitch/internal/developer"
+	"github.com/hitchdev/hitch/internal/field"
 	"github.com/hitchdev/hitch/internal/link"
 	"github.com/hitchdev/hitch/internal/member"
 	"github.com/hitchdev/hitch/internal/ratelimit"
@@ -246,8 +247,7 @@ func (d *dashboard) signedIn(fn action, changingPassword bool) http.HandlerFunc 
 
 // domainError maps the domain packages' errors to what the page says.
 func (d *dashboard) domainError(ctx context.Context, err error) *pageError {
-	var mi *member.InvalidError
-	var wi *webhook.InvalidError
+	var invalid *field.Error
 	switch {
 	case errors.Is(err, member.ErrForbidden):
 		return forbidden().(*pageError)
@@ -257,10 +257,8 @@ func (d *dashboard) domainError(ctx context.Context, err error) *pageError {
 		return &pageError{http.StatusConflict, "That e-mail address belongs to a member of your team already."}
 	case errors.Is(err, member.ErrNotFound):
 		return &pageError{http.StatusNotFound, "There is no such member in your team."}
-	case errors.As(err, &mi):
-		return &pageError{http.StatusBadRequest, "The " + mi.Error() + "."}
-	case errors.As(err, &wi):
-		return &pageError{http.StatusBadRequest, "The " + wi.Field + " " + wi.Message + "."}
+	case errors.As(err, &invalid):
+		return &pageError{http.StatusBadRequest, "The " + invalid.Error() + "."}
 	case errors.Is(err, webhook.ErrNotFound):
 		return &pageError{http.StatusNotFound, "There is no such webhook endpoint."}
 	case errors.Is(err, webhook.ErrEventNotFound):

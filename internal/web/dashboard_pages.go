@@ -14,6 +14,7 @@ import (
 
 	"github.com/hitchdev/hitch/internal/audit"
 	"github.com/hitchdev/hitch/internal/event"
+	"github.com/hitchdev/hitch/internal/field"
 	"github.com/hitchdev/hitch/internal/member"
 	"github.com/hitchdev/hitch/internal/merchant"
 	"github.com/hitchdev/hitch/internal/store"
@@ -381,7 +382,7 @@ func (d *dashboard) editEndpoint(w http.ResponseWriter, r *http.Request, p *memb
 	// The record names the URL deliveries go to from now on.
 	_, err := d.Webhooks.Update(r.Context(), webhook.UpdateParams{ClientID: p.Client.ID, ID: id, URL: &u, EventTypes: &types},
 		d.auditAlso(r, p, audit.ActionWebhookEdit, audit.TargetWebhookEndpoint, &u))
-	var invalid *webhook.InvalidError
+	var invalid *field.Error
 	if errors.As(err, &invalid) {
 		ep, err := d.Webhooks.Get(r.Context(), p.Client.ID, id)
 		if err != nil {

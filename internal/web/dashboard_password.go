@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/hitchdev/hitch/internal/field"
 	"github.com/hitchdev/hitch/internal/member"
 )
 
@@ -35,7 +36,7 @@ func (d *dashboard) passwordPage(w http.ResponseWriter, r *http.Request, p *memb
 func (d *dashboard) changePassword(w http.ResponseWriter, r *http.Request, p *member.Principal) error {
 	token, err := d.Members.ChangePassword(r.Context(), p, r.PostFormValue("current"), r.PostFormValue("new"),
 		r.PostFormValue("confirm"), origin(r))
-	var invalid *member.InvalidError
+	var invalid *field.Error
 	switch {
 	case err == nil:
 		d.setCookie(w, sessionCookie, token, d.Members.SessionLifetime())

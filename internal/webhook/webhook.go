@@ -23,6 +23,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/hitchdev/hitch/internal/event"
+	"github.com/hitchdev/hitch/internal/field"
 	"github.com/hitchdev/hitch/internal/netguard"
 	"github.com/hitchdev/hitch/internal/queue"
 	"github.com/hitchdev/hitch/internal/seal"
@@ -60,14 +61,6 @@ var (
 	// ErrTooManyEndpoints: the developer has maxEndpoints already.
 	ErrTooManyEndpoints = fmt.Errorf("webhook: at most %d endpoints", maxEndpoints)
 )
-
-// InvalidError is a refused input, with a message fit for the developer.
-type InvalidError struct {
-	Field   string
-	Message string
-}
-
-func (e *InvalidError) Error() string { return e.Field + ": " + e.Message }
 
 // Config tunes delivery.
 type Config struct {
@@ -212,23 +205,23 @@ func (s *Service) Create(ctx context.Context, p CreateParams, also ...Also) (*En
 
 func (s *Service) checkURL(ctx context.Context, raw string) error {
 	if raw == "" {
-		return &InvalidError{"url", "is required"}
+		return field.Invalid("url", "is required")
 	}
 	if len(raw) > maxURL {
-		return &InvalidError{"url", fmt.Sprintf("must be at most %d characters", maxURL)}
+		return field.Invalid("url", fmt.Sprintf("must be at most %d characters", maxURL))
 	}
 	if _, err := s.policy.CheckURL(ctx, raw); err != nil {
 		// netguard's messages begin with "url ".
-		return &InvalidError{"url", strings.TrimPrefix(err.Error(), "url ")}
+		return field.Invalid("url", strings.TrimPrefix(err.Error(), "url "))
 	}
 	return nil
 }
 
-func checkTypes(field string, types []string) ([]string, error) {
+func checkTypes(name string, types []string) ([]string, error) {
 	out := []string{}
 	for _, t := range types {
 		if !slices.Contains(event.Types, t) {
-			return nil, &InvalidError{field, fmt.Sprintf("has an unknown event type %q", t)}
+			return nil, field.Invalid(name, fmt.Sprintf("has an unknown event type %q", t))
 		}
 		if !slices.Contains(out, t) {
 			out = append(out, t)
@@ -465,7 +458,7 @@ const MaxReplay = 10_000
 // ids. It returns how many were queued.
 func (s *Service) Replay(ctx context.Context, p ReplayParams) (int, error) {
 	if p.Until.Before(p.Since) {
-		return 0, &InvalidError{"until", "must not be before since"}
+		return 0, field.Invalid("until", "must not be before since")
 	}
 	types, err := checkTypes("types", p.Types)
 	if err != nil {
@@ -481,7 +474,7 @@ func (s *Service) Replay(ctx context.Context, p ReplayParams) (int, error) {
 			return err
 		}
 		if ep.Status != store.WebhookEndpointEnabled {
-			return &InvalidError{"endpoint_id", "the endpoint is disabled"}
+			return field.Invalid("endpoint_id", "the endpoint is disabled")
 		}
 		var jobs []river.InsertManyParams
 		before := ""
@@ -497,7 +490,7 @@ func (s *Service) Replay(ctx context.Context, p ReplayParams) (int, error) {
 				}
 			}
 			if len(jobs) > MaxReplay {
-				return &InvalidError{"since", fmt.Sprintf("the range holds more than %d events: replay a shorter one", MaxReplay)}
+				return field.Invalid("since", fmt.Sprintf("the range holds more than %d events: replay a shorter one", MaxReplay))
 			}
 			if len(evs) < 500 {
 				break
@@ -539,7 +532,7 @@ func (s *Service) Sign(ctx context.Context, clientID, endpointID string, payload
 	}
 	var body bytes.Buffer
 	if err := json.Compact(&body, payload); err != nil {
-		return nil, nil, &InvalidError{"payload", "must be JSON"}
+		return nil, nil, field.Invalid("payload", "must be JSON")
 	}
 	id, typ := uuid.NewString(), event.Test
 	if r := gjson.GetBytes(body.Bytes(), "id"); r.Type == gjson.String {

@@ -2,7 +2,6 @@ package api
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +15,9 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // maxBodyBytes caps every request body but the ingestion batches'
@@ -24,7 +26,7 @@ const maxBodyBytes = 1 << 20
 
 // decode reads the JSON object body of r into dst strictly: the content type
 // must be JSON and the body valid UTF-8; unknown, duplicate or wrongly cased
-// keys and wrong types are errors naming the field; there must be exactly
+// names and wrong types are errors naming the field; there must be exactly
 // one object.
 func decode(r *http.Request, dst any) error { return decodeLimit(r, dst, maxBodyBytes) }
 
@@ -42,59 +44,124 @@ func decodeLimit(r *http.Request, dst any, limit int64) error {
 	if !utf8.Valid(body) {
 		return errInvalidField("The request body must be valid UTF-8.")
 	}
-	valid := json.Valid(body)
-	if valid {
-		if err := checkKeys(body, reflect.TypeOf(dst)); err != nil {
-			return err
-		}
+	return unmarshalObject(body, dst, "")
+}
+
+// decodeError answers an error reading a request body.
+func decodeError(err error) error {
+	if tooLarge, ok := errors.AsType[*http.MaxBytesError](err); ok {
+		return &Error{Status: http.StatusRequestEntityTooLarge, Type: TypeInvalidRequest, Code: CodeBodyTooLarge,
+			Message: fmt.Sprintf("The request body is larger than %d bytes.", tooLarge.Limit)}
 	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(dst); err != nil {
-		return decodeError(err)
+	return errInvalidField("The request body could not be read: %v.", err)
+}
+
+// unmarshalObject decodes the one JSON object in data into dst. The
+// decoder refuses unknown names (RejectUnknownMembers) and, by default,
+// duplicate names and names that match a field only in another letter case.
+// at names the object in errors: "" for the request body, else an item
+// such as transactions[3].
+func unmarshalObject(data []byte, dst any, at string) error {
+	dec := jsontext.NewDecoder(bytes.NewBuffer(data)) // a Buffer is read in place, not copied
+	// Kind 0 is no value or not JSON, which UnmarshalDecode reports.
+	if k := dec.PeekKind(); k != '{' && k != 0 {
+		return errNotObject(at)
 	}
-	if valid { // one value, which Decode has read
-		return nil
+	if err := json.UnmarshalDecode(dec, dst, json.RejectUnknownMembers(true)); err != nil {
+		return unmarshalError(err, reflect.TypeOf(dst), at)
 	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+	if _, err := dec.ReadToken(); err != io.EOF {
 		return errInvalidField("The request body must hold exactly one JSON object.")
 	}
 	return nil
 }
 
-var unknownField = regexp.MustCompile(`^json: unknown field "(.*)"$`)
-
-func decodeError(err error) error {
-	var (
-		syntax   *json.SyntaxError
-		typ      *json.UnmarshalTypeError
-		tooLarge *http.MaxBytesError
-	)
-	switch {
-	case errors.As(err, &tooLarge):
-		return &Error{Status: http.StatusRequestEntityTooLarge, Type: TypeInvalidRequest, Code: CodeBodyTooLarge,
-			Message: fmt.Sprintf("The request body is larger than %d bytes.", tooLarge.Limit)}
-	case errors.Is(err, io.EOF):
+func errNotObject(at string) error {
+	if at == "" {
 		return errInvalidField("The request body must be a JSON object.")
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return errInvalidField("The request body is not valid JSON: it ends early.")
-	case errors.As(err, &syntax):
-		return errInvalidField("The request body is not valid JSON (at byte %d).", syntax.Offset)
-	case errors.As(err, &typ):
-		if typ.Field == "" {
-			return errInvalidField("The request body must be a JSON object.")
-		}
-		return errInvalidField("The %s field must be %s.", typ.Field, jsonTypeName(typ.Type))
 	}
-	if m := unknownField.FindStringSubmatch(err.Error()); m != nil {
-		return errInvalidField("The %s field is not allowed.", m[1])
-	}
-	return errInvalidField("The request body could not be read: %s.", strings.TrimPrefix(err.Error(), "json: "))
+	return errInvalidField("The %s field must be an object.", at)
 }
 
+// unmarshalError names the field of a decoding error, never its value.
+func unmarshalError(err error, t reflect.Type, at string) error {
+	if syn, ok := errors.AsType[*jsontext.SyntacticError](err); ok {
+		switch {
+		case syn.Err == jsontext.ErrDuplicateName:
+			return errInvalidField("The %s field appears more than once.", fieldName(at, syn.JSONPointer, t))
+		case errors.Is(syn.Err, io.ErrUnexpectedEOF):
+			return errInvalidField("The request body is not valid JSON: it ends early.")
+		}
+		return errInvalidField("The request body is not valid JSON (at byte %d).", syn.ByteOffset)
+	}
+	sem, ok := errors.AsType[*json.SemanticError](err)
+	if !ok { // io.EOF: no value at all
+		return errNotObject(at)
+	}
+	name := fieldName(at, sem.JSONPointer, t)
+	switch {
+	case sem.Err == json.ErrUnknownName:
+		return errInvalidField("The %s field is not allowed.", name)
+	case name == "":
+		return errNotObject(at)
+	}
+	return errInvalidField("The %s field must be %s.", name, jsonTypeName(sem.GoType))
+}
+
+// fieldName turns the JSON pointer of an error (/transactions/3/price) into
+// the name messages use (transactions[3].price), after at. t, the Go type
+// decoded into, tells an array index from a member name; inside raw JSON,
+// whose type says nothing, a token of digits is an index.
+func fieldName(at string, ptr jsontext.Pointer, t reflect.Type) string {
+	name := at
+	for tok := range ptr.Tokens() {
+		for t != nil && t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		index := false
+		switch {
+		case t == nil || (t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8): // raw JSON
+			t, index = nil, tok != "" && strings.Trim(tok, "0123456789") == ""
+		case t.Kind() == reflect.Slice || t.Kind() == reflect.Array:
+			t, index = t.Elem(), true
+		case t.Kind() == reflect.Map:
+			t = t.Elem()
+		case t.Kind() == reflect.Struct:
+			t = memberType(t, tok)
+		default:
+			t = nil
+		}
+		switch {
+		case index:
+			name += "[" + tok + "]"
+		case name == "":
+			name = tok
+		default:
+			name += "." + tok
+		}
+	}
+	return name
+}
+
+// memberType returns the type of the field of struct t whose JSON name is
+// name, or nil.
+func memberType(t reflect.Type, name string) reflect.Type {
+	for f := range t.Fields() {
+		tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if tag == name || tag == "" && f.Name == name {
+			return f.Type
+		}
+	}
+	return nil
+}
+
+// jsonTypeName says what JSON a Go type takes: "a string", "an array"...
 func jsonTypeName(t reflect.Type) string {
-	for t.Kind() == reflect.Pointer {
+	for t != nil && t.Kind() == reflect.Pointer {
 		t = t.Elem()
+	}
+	if t == nil {
+		return "of another type"
 	}
 	switch t.Kind() {
 	case reflect.String:

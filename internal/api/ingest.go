@@ -1,18 +1,15 @@
 package api
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
-	"reflect"
 	"time"
 
 	"github.com/hitchdev/hitch/internal/connector"
 	"github.com/hitchdev/hitch/internal/developer"
-	"github.com/hitchdev/hitch/internal/jsonscan"
 	"github.com/hitchdev/hitch/internal/transaction"
 )
 
@@ -279,26 +276,8 @@ func decodeItems[T any](field string, raw []json.RawMessage) ([]T, error) {
 	}
 	items := make([]T, len(raw))
 	for i, item := range raw {
-		at := fmt.Sprintf("%s[%d]", field, i)
-		if bytes.Equal(bytes.TrimSpace(item), []byte("null")) {
-			return nil, errInvalidField("The %s field must be an object.", at)
-		}
-		// The body was valid JSON, so checkValue meets no syntax error.
-		if err := checkValue(jsonscan.New(item), reflect.TypeFor[T](), at); err != nil {
+		if err := unmarshalObject(item, &items[i], fmt.Sprintf("%s[%d]", field, i)); err != nil {
 			return nil, err
-		}
-		dec := json.NewDecoder(bytes.NewReader(item))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&items[i]); err != nil {
-			var typ *json.UnmarshalTypeError
-			switch {
-			case errors.As(err, &typ) && typ.Field == "":
-				return nil, errInvalidField("The %s field must be an object.", at)
-			case errors.As(err, &typ):
-				return nil, errInvalidField("The %s.%s field must be %s.", at, typ.Field, jsonTypeName(typ.Type))
-			default:
-				return nil, errInvalidField("The %s field could not be read.", at)
-			}
 		}
 	}
 	return items, nil

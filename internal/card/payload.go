@@ -2,18 +2,19 @@ package card
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/nyaruka/phonenumbers"
-
-	"github.com/hitchdev/hitch/internal/jsonscan"
 )
 
 // Payload is the card data payload (SPEC.md "Card data payload"): the JSON a developer encrypts in a JWE or posts in the plain form.
@@ -88,139 +89,54 @@ const maxExpiryMonthsAhead = 20 * 12
 // offending field when it can be told, else "payload", and the message
 // never echoes input values.
 //
-// It also rejects duplicate keys, null, and keys that differ from the wire
-// names only in letter case (encoding/json would accept all three). A missing field decodes
-// as "" and is left for Validate to report. The caller should clear data
-// (clear(data)) once decoded, since it holds the card number too.
+// It also rejects duplicate names, null, and names that differ from the
+// wire names only in letter case. A missing field decodes as "" and is left
+// for Validate to report. The caller should clear data (clear(data)) once
+// decoded, since it holds the card number too.
 func DecodePayload(data []byte) (*Payload, error) {
 	var p Payload
-	// Valid JSON, the card data of every accepted request, is walked by a
-	// jsonscan.Scanner, which costs a fraction of json.Decoder's Token;
-	// anything else by the Decoder, whose errors tell what is wrong.
-	var dec tokens = jsonscan.New(data)
-	valid := json.Valid(data)
-	if !valid {
-		dec = json.NewDecoder(bytes.NewReader(data))
+	dec := jsontext.NewDecoder(bytes.NewBuffer(data)) // a Buffer is read in place, not copied
+	if err := json.UnmarshalDecode(dec, &p, json.RejectUnknownMembers(true), refuseNull); err != nil {
+		return nil, decodeError(err)
 	}
-	tok, err := dec.Token()
-	if err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, payloadError("The payload must be a JSON object.")
-		}
-		return nil, payloadError("The payload must be valid JSON.")
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return nil, payloadError("The payload must be a JSON object.")
-	}
-	if err := decodeObject(dec, "", payloadSchema(&p)); err != nil {
-		return nil, err
-	}
-	if valid { // one value, which has been read
-		return &p, nil
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+	if _, err := dec.ReadToken(); err != io.EOF {
 		return nil, payloadError("The payload must contain exactly one JSON value.")
 	}
 	return &p, nil
 }
 
-// tokens reads JSON token by token: a json.Decoder or a jsonscan.Scanner.
-type tokens interface {
-	Token() (json.Token, error)
-	More() bool
+// refuseNull makes a JSON null an error wherever it stands: the decoder
+// would take it for an empty string or object.
+var refuseNull = json.WithUnmarshalers(json.UnmarshalFromFunc(func(dec *jsontext.Decoder, v any) error {
+	if dec.PeekKind() == 'n' {
+		return &json.SemanticError{GoType: reflect.TypeOf(v).Elem(), JSONKind: 'n'}
+	}
+	return errors.ErrUnsupported // decode as usual
+}))
+
+// decodeError names the field of a decoding error from its JSON pointer.
+func decodeError(err error) *FieldError {
+	if syn, ok := errors.AsType[*jsontext.SyntacticError](err); ok {
+		if syn.Err == jsontext.ErrDuplicateName {
+			return fieldError(dotted(syn.JSONPointer), "must appear only once.")
+		}
+		return payloadError("The payload must be valid JSON.")
+	}
+	sem, ok := errors.AsType[*json.SemanticError](err)
+	switch {
+	case !ok || sem.JSONPointer == "": // io.EOF or a value that is not an object
+		return payloadError("The payload must be a JSON object.")
+	case sem.Err == json.ErrUnknownName:
+		return unknownField(dotted(sem.JSONPointer.Parent()), sem.JSONPointer.LastToken())
+	case sem.GoType != nil && sem.GoType.Kind() == reflect.Struct:
+		return fieldError(dotted(sem.JSONPointer), "must be an object.")
+	}
+	return fieldError(dotted(sem.JSONPointer), "must be a string.")
 }
 
-// jsonField describes one member of a JSON object: a string stored in dst,
-// or an object with children.
-type jsonField struct {
-	name     string
-	dst      *string
-	children []jsonField
-}
-
-func payloadSchema(p *Payload) []jsonField {
-	u, a, c := &p.User, &p.User.Address, &p.Card
-	return []jsonField{
-		{name: "user", children: []jsonField{
-			{name: "name", children: []jsonField{
-				{name: "first_name", dst: &u.Name.FirstName},
-				{name: "last_name", dst: &u.Name.LastName},
-			}},
-			{name: "address", children: []jsonField{
-				{name: "street", dst: &a.Street},
-				{name: "street2", dst: &a.Street2},
-				{name: "city", dst: &a.City},
-				{name: "region", dst: &a.Region},
-				{name: "postal_code", dst: &a.PostalCode},
-				{name: "country", dst: &a.Country},
-			}},
-			{name: "phone_number", dst: &u.PhoneNumber},
-		}},
-		{name: "card", children: []jsonField{
-			{name: "number", dst: &c.Number},
-			{name: "expiration", dst: &c.Expiration},
-			{name: "cvv", dst: &c.CVV},
-		}},
-	}
-}
-
-// decodeObject reads the members of an object whose '{' has been read, and
-// its closing '}'. It walks tokens rather than calling Unmarshal so that
-// every error can name its field without quoting the input.
-func decodeObject(dec tokens, path string, fields []jsonField) error {
-	invalid := payloadError("The payload must be valid JSON.")
-	seen := make(map[string]bool, len(fields))
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return invalid
-		}
-		key, ok := tok.(string)
-		if !ok {
-			return invalid
-		}
-		f := findField(fields, key)
-		if f == nil {
-			return unknownField(path, key)
-		}
-		fieldPath := joinPath(path, key)
-		if seen[key] {
-			return fieldError(fieldPath, "must appear only once.")
-		}
-		seen[key] = true
-
-		tok, err = dec.Token()
-		if err != nil {
-			return invalid
-		}
-		if f.children != nil {
-			if d, ok := tok.(json.Delim); !ok || d != '{' {
-				return fieldError(fieldPath, "must be an object.")
-			}
-			if err := decodeObject(dec, fieldPath, f.children); err != nil {
-				return err
-			}
-			continue
-		}
-		s, ok := tok.(string)
-		if !ok {
-			return fieldError(fieldPath, "must be a string.")
-		}
-		*f.dst = s
-	}
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('}') {
-		return invalid
-	}
-	return nil
-}
-
-func findField(fields []jsonField, name string) *jsonField {
-	for i := range fields {
-		if fields[i].name == name {
-			return &fields[i]
-		}
-	}
-	return nil
+// dotted turns a JSON pointer (/user/name) into a field path (user.name).
+func dotted(ptr jsontext.Pointer) string {
+	return strings.Join(slices.Collect(ptr.Tokens()), ".")
 }
 
 func joinPath(path, key string) string {

@@ -1,12 +1,7 @@
 // Package apitest makes the OpenAPI document executable for tests: it
-// validates real HTTP responses against openapi.yaml, so that the document
-// and the server cannot drift apart unnoticed.
-//
-// Schemas are JSON Schema 2020-12 (OpenAPI 3.1). The whole document is one
-// schema resource named openapi.json, and a schema is compiled from its JSON
-// pointer in it, such as
-// openapi.json#/paths/~1accounts~1get/get/responses/200/content/application~1json/schema,
-// so that every $ref to #/components resolves within the document.
+// validates real HTTP responses against openapi.yaml with
+// github.com/pb33f/libopenapi-validator, so that the document and the server
+// cannot drift apart unnoticed.
 package apitest
 
 import (
@@ -15,9 +10,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
+	"log/slog"
 	"net/http"
-	"path/filepath"
+	"net/url"
 	"regexp"
 	"slices"
 	"strconv"
@@ -25,79 +20,58 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"go.yaml.in/yaml/v3"
+	"github.com/pb33f/go-yaml"
+	"github.com/pb33f/libopenapi"
+	validator "github.com/pb33f/libopenapi-validator"
+	"github.com/pb33f/libopenapi-validator/config"
+	liberrors "github.com/pb33f/libopenapi-validator/errors"
+	"github.com/pb33f/libopenapi-validator/helpers"
+	"github.com/pb33f/libopenapi-validator/paths"
+	"github.com/pb33f/libopenapi-validator/schema_validation"
+	"github.com/pb33f/libopenapi/datamodel"
+	"github.com/pb33f/libopenapi/datamodel/high/base"
+	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
+	"github.com/pb33f/libopenapi/orderedmap"
 
 	"github.com/hitchdev/hitch"
 )
 
-// resourceName names the document as a schema resource; messages show
-// schema locations relative to it.
-const resourceName = "openapi.json"
-
-// methods are the operation keys of an OpenAPI path item.
-var methods = []string{"get", "put", "post", "delete", "options", "head", "patch", "trace"}
-
-// Validator checks responses against the OpenAPI document.
+// Validator checks responses against the OpenAPI document. It is immutable
+// and safe for concurrent use.
 type Validator struct {
-	doc map[string]any
-	ops []*operation
-
-	mu       sync.Mutex // guards compiler and schemas
-	compiler *jsonschema.Compiler
-	schemas  map[string]*jsonschema.Schema // by JSON pointer
-	base     string                        // the resource's absolute URL, trimmed from messages
-}
-
-// operation is one documented METHOD and path template.
-type operation struct {
-	method string         // upper case
-	path   string         // the template, e.g. /merchants/{id}/logo.svg
-	match  *regexp.Regexp // nil for a path without parameters
-	ptr    string         // JSON pointer of the operation object
-	node   map[string]any
+	model *v3.Document
+	lib   validator.Validator
 }
 
 // NewValidator parses an OpenAPI 3.1 document (YAML or JSON) and checks that
-// it is well formed: openapi is 3.1.0, every $ref resolves within the
-// document, every operation has a unique operationId and every path
-// parameter is declared. Schemas are compiled when first used.
+// it is valid against the OpenAPI 3.1 schema, that every $ref resolves, that
+// every operation has a unique operationId and that every path parameter is
+// declared.
 func NewValidator(doc []byte) (*Validator, error) {
-	var raw any
-	if err := yaml.Unmarshal(doc, &raw); err != nil {
+	// Errors come back as values; the library's log would only repeat them.
+	docConfig := datamodel.NewDocumentConfiguration()
+	docConfig.Logger = slog.New(slog.DiscardHandler)
+	document, err := libopenapi.NewDocumentWithConfiguration(doc, docConfig)
+	if err != nil {
 		return nil, fmt.Errorf("openapi: parse: %w", err)
 	}
-	plain, err := jsonValue(raw)
+	if version := document.GetVersion(); !strings.HasPrefix(version, "3.1.") {
+		return nil, fmt.Errorf("openapi: version is %q, want 3.1.x", version)
+	}
+	model, err := document.BuildV3Model() // reports $refs that do not resolve
 	if err != nil {
 		return nil, fmt.Errorf("openapi: %w", err)
 	}
-	// Round-trip through JSON so that numbers are json.Number, as the schema
-	// library expects.
-	data, err := json.Marshal(plain)
-	if err != nil {
-		return nil, fmt.Errorf("openapi: %w", err)
+	lib, errs := validator.NewValidator(document, config.WithFormatAssertions(), config.WithRejectUndeclaredRequestBody())
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("openapi: %w", errors.Join(errs...))
 	}
-	parsed, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
-	if err != nil {
-		return nil, fmt.Errorf("openapi: %w", err)
+	if ok, verrs := lib.ValidateDocument(); !ok {
+		return nil, fmt.Errorf("openapi: the document is not valid OpenAPI 3.1: %w", joinErrors(verrs))
 	}
-	root, ok := parsed.(map[string]any)
-	if !ok {
-		return nil, errors.New("openapi: the document is not an object")
-	}
-	v := &Validator{doc: root, schemas: map[string]*jsonschema.Schema{}}
-	if err := v.check(); err != nil {
+	v := &Validator{model: &model.Model, lib: lib}
+	if err := v.checkOperations(); err != nil {
 		return nil, err
-	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	c.AssertFormat()
-	if err := c.AddResource(resourceName, root); err != nil {
-		return nil, fmt.Errorf("openapi: %w", err)
-	}
-	v.compiler = c
-	if abs, err := filepath.Abs(resourceName); err == nil {
-		v.base = "file://" + filepath.ToSlash(abs)
 	}
 	return v, nil
 }
@@ -109,7 +83,8 @@ var (
 )
 
 // Load returns a Validator for the embedded document hitch.OpenAPI, built
-// once per test binary; it fails the test if the document is broken.
+// once per test binary since building it compiles every schema; it fails
+// the test if the document is broken.
 func Load(t testing.TB) *Validator {
 	t.Helper()
 	loadOnce.Do(func() { loaded, loadErr = NewValidator(hitch.OpenAPI) })
@@ -121,9 +96,13 @@ func Load(t testing.TB) *Validator {
 
 // Operations returns "METHOD /path" for every documented operation, sorted.
 func (v *Validator) Operations() []string {
-	out := make([]string, len(v.ops))
-	for i, op := range v.ops {
-		out[i] = op.method + " " + op.path
+	var out []string
+	if v.model.Paths != nil {
+		for path, item := range v.model.Paths.PathItems.FromOldest() {
+			for method := range item.GetOperations().FromOldest() {
+				out = append(out, strings.ToUpper(method)+" "+path)
+			}
+		}
 	}
 	slices.Sort(out)
 	return out
@@ -149,55 +128,77 @@ func (v *Validator) CheckRoutes(routes []string) error {
 }
 
 // ValidateResponse checks one response against the document. path is the
-// request path without the query. The operation is found by path template
-// and method (HEAD falls back to GET); the response by exact status, then
-// its range ("4XX"), then "default". The Content-Type must be one the
-// response documents (parameters such as charset are ignored), a JSON body
-// must match the schema, and headers documented as required must be there
-// and match their schemas.
+// request path without the query. The operation must be documented (HEAD
+// falls back to GET), and so must the status (exactly, by range such as
+// 4XX, or by default); the Content-Type must be one the response documents
+// (parameters such as charset are ignored), a JSON body must match its
+// schema, documented headers must match theirs and a response that
+// documents no content must have no body.
 //
 // Two answers of the router are checked although no operation lists them,
 // since they concern paths and methods the document does not have: a 404 for
 // an undocumented path or method (development paths in production) must
 // match components.responses.NotFound, and a 405 for an undocumented method
-// on a documented path must match components.responses.MethodNotAllowed. Any
-// other status there is an error.
+// on a documented path must match components.responses.MethodNotAllowed.
 func (v *Validator) ValidateResponse(method, path string, status int, header http.Header, body []byte) error {
-	where := fmt.Sprintf("%s %s %d", method, path, status)
-	op, pathKnown := v.find(method, path)
-	var (
-		resp    map[string]any
-		respPtr string
-		err     error
-	)
+	// Built by hand: a request path the server got need not parse as a URL.
+	req := &http.Request{Method: method, URL: &url.URL{Path: path}, Header: http.Header{}}
+	resp := &http.Response{StatusCode: status, Header: header, Body: http.NoBody, Request: req}
+	if len(body) > 0 {
+		resp.Body = io.NopCloser(bytes.NewReader(body))
+	}
+	item, errs, template := paths.FindPath(req, v.model, nil)
+	var op *v3.Operation
+	if item != nil {
+		op = helpers.ExtractOperation(req, item)
+	}
 	switch {
 	case op != nil:
-		resp, respPtr, err = v.pickResponse(op, status)
-		if err != nil {
-			return fmt.Errorf("%s: %w", where, err)
+		_, errs = v.lib.GetResponseBodyValidator().ValidateResponseBodyWithPathItem(req, resp, item, template)
+		// The library does not look at the body of a response without content.
+		if r := documentedResponse(op, status); r != nil && orderedmap.Len(r.Content) == 0 && len(body) > 0 {
+			errs = append(errs, &liberrors.ValidationError{Message: fmt.Sprintf("the response documents no body but has %d bytes", len(body))})
 		}
 	case status == http.StatusNotFound:
-		resp, respPtr, err = v.resolve("/components/responses/NotFound")
-	case pathKnown && status == http.StatusMethodNotAllowed:
-		resp, respPtr, err = v.resolve("/components/responses/MethodNotAllowed")
-	case pathKnown:
-		return fmt.Errorf("%s: method %s is not documented for this path", where, method)
-	default:
-		return fmt.Errorf("%s: path is not documented", where)
+		errs = v.validateRouterAnswer(req, resp, "NotFound")
+	case item != nil && status == http.StatusMethodNotAllowed:
+		errs = v.validateRouterAnswer(req, resp, "MethodNotAllowed")
 	}
-	if err != nil {
-		return fmt.Errorf("%s: %w", where, err)
+	if err := joinErrors(errs); err != nil {
+		return fmt.Errorf("%s %s %d: %w", method, path, status, err)
 	}
-	headOnly := strings.EqualFold(method, http.MethodHead)
-	errs := v.checkHeaders(resp, respPtr, header)
-	errs = append(errs, v.checkBody(resp, respPtr, header, body, headOnly)...)
-	if len(errs) == 0 {
+	return nil
+}
+
+// validateRouterAnswer checks resp against the component response named
+// name, through an operation that documents only that response.
+func (v *Validator) validateRouterAnswer(req *http.Request, resp *http.Response, name string) []*liberrors.ValidationError {
+	documented, ok := v.model.Components.Responses.Get(name)
+	if !ok {
+		return []*liberrors.ValidationError{{Message: "components.responses." + name + " is not documented"}}
+	}
+	op := &v3.Operation{Responses: &v3.Responses{Codes: orderedmap.New[string, *v3.Response]()}}
+	op.Responses.Codes.Set(strconv.Itoa(resp.StatusCode), documented)
+	req = req.Clone(req.Context())
+	if req.Method != http.MethodHead { // the library answers HEAD with GET
+		req.Method = http.MethodGet
+	}
+	_, errs := v.lib.GetResponseBodyValidator().ValidateResponseBodyWithPathItem(req, resp, &v3.PathItem{Get: op}, req.URL.Path)
+	return errs
+}
+
+// documentedResponse returns the response op documents for status, picked
+// as the library picks it (exact, range, then default), or nil.
+func documentedResponse(op *v3.Operation, status int) *v3.Response {
+	if op.Responses == nil {
 		return nil
 	}
-	for i, e := range errs {
-		errs[i] = fmt.Errorf("%s: %w", where, e)
+	for _, key := range []string{strconv.Itoa(status), strconv.Itoa(status/100) + "XX"} {
+		if r, ok := op.Responses.Codes.Get(key); ok {
+			return r
+		}
 	}
-	return errors.Join(errs...)
+	return op.Responses.Default
 }
 
 // ValidateRequest checks a request body against the request body that the
@@ -206,33 +207,13 @@ func (v *Validator) ValidateResponse(method, path string, status int, header htt
 // (and a client's requests within them); Transport does not call it, since
 // tests send invalid requests on purpose.
 func (v *Validator) ValidateRequest(method, path string, header http.Header, body []byte) error {
-	where := fmt.Sprintf("%s %s request", method, path)
-	op, pathKnown := v.find(method, path)
-	if op == nil {
-		if pathKnown {
-			return fmt.Errorf("%s: method %s is not documented for this path", where, method)
-		}
-		return fmt.Errorf("%s: path is not documented", where)
-	}
-	raw, ok := op.node["requestBody"]
-	if !ok {
-		if len(body) > 0 {
-			return fmt.Errorf("%s: the operation documents no request body but one has %d bytes", where, len(body))
-		}
-		return nil
-	}
-	rb, rbPtr, err := v.resolveNode(raw, op.ptr+"/requestBody")
+	req, err := http.NewRequest(method, path, bytes.NewReader(body))
 	if err != nil {
-		return fmt.Errorf("%s: %w", where, err)
+		return err
 	}
-	if len(body) == 0 {
-		if required, _ := rb["required"].(bool); required {
-			return fmt.Errorf("%s: the request body is required", where)
-		}
-		return nil
-	}
-	if errs := v.checkBody(rb, rbPtr, header, body, false); len(errs) > 0 {
-		return fmt.Errorf("%s: %w", where, errors.Join(errs...))
+	req.Header = header.Clone()
+	if _, errs := v.lib.GetRequestBodyValidator().ValidateRequestBody(req); len(errs) > 0 {
+		return fmt.Errorf("%s %s request: %w", method, path, joinErrors(errs))
 	}
 	return nil
 }
@@ -268,357 +249,139 @@ type roundTripper func(*http.Request) (*http.Response, error)
 
 func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
-// CompileAll compiles every schema the document holds (of parameters,
-// request bodies, responses, headers and components) and checks every
-// example against its schema, reporting all failures at once.
-func (v *Validator) CompileAll() error {
+// CheckExamples checks every example of the document (of parameters,
+// headers, request and response bodies, and component schemas) against its
+// schema, reporting all failures at once.
+func (v *Validator) CheckExamples() error {
+	sv := schema_validation.NewSchemaValidatorWithLogger(slog.New(slog.DiscardHandler), config.WithFormatAssertions())
 	var errs []error
-	compile := func(ptr string) *jsonschema.Schema {
-		sch, err := v.schema(ptr)
-		if err != nil {
-			errs = append(errs, err)
-		}
-		return sch
-	}
-	// examples checks the example and examples of the object at ptr against
-	// the schema sch.
-	examples := func(sch *jsonschema.Schema, node map[string]any, ptr string) {
-		if sch == nil {
+	seen := map[*yaml.Node]bool{} // an example reached through a $ref is checked once
+	check := func(at string, schema *base.SchemaProxy, value *yaml.Node) {
+		if seen[value] {
 			return
 		}
-		check := func(value any, at string) {
-			if err := sch.Validate(value); err != nil {
-				errs = append(errs, fmt.Errorf("%s: example does not match its schema: %s", at, v.clean(err)))
-			}
-		}
-		if ex, ok := node["example"]; ok {
-			check(ex, ptr+"/example")
-		}
-		exs, _ := node["examples"].(map[string]any)
-		for _, name := range sortedKeys(exs) {
-			ex, _, err := v.resolveNode(exs[name], ptr+"/examples/"+escape(name))
-			if err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			if value, ok := ex["value"]; ok {
-				check(value, ptr+"/examples/"+escape(name)+"/value")
-			}
-		}
-	}
-	// withSchema compiles the schemas of the parameter, header, request body
-	// or response at ptr (with its media types and headers) and checks their
-	// examples.
-	var withSchema func(node any, ptr string)
-	withSchema = func(node any, ptr string) {
-		obj, objPtr, err := v.resolveNode(node, ptr)
-		if err != nil {
-			errs = append(errs, err)
+		seen[value] = true
+		var decoded any
+		if err := value.Decode(&decoded); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", at, err))
 			return
 		}
-		if _, ok := obj["schema"]; ok {
-			examples(compile(objPtr+"/schema"), obj, objPtr)
+		data, err := json.Marshal(decoded)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", at, err))
+			return
 		}
-		content, _ := obj["content"].(map[string]any)
-		for _, mt := range sortedKeys(content) {
-			media, _ := content[mt].(map[string]any)
-			mediaPtr := objPtr + "/content/" + escape(mt)
-			if _, ok := media["schema"]; ok {
-				examples(compile(mediaPtr+"/schema"), media, mediaPtr)
-			}
+		if ok, verrs := sv.ValidateSchemaBytes(schema.Schema(), data); !ok {
+			errs = append(errs, fmt.Errorf("%s: the example does not match its schema: %w", at, joinErrors(verrs)))
 		}
-		headers, _ := obj["headers"].(map[string]any)
-		for _, name := range sortedKeys(headers) {
-			if !strings.EqualFold(name, "Content-Type") {
-				withSchema(headers[name], objPtr+"/headers/"+escape(name))
+	}
+	// examples checks the example and examples held next to a schema.
+	examples := func(at string, schema *base.SchemaProxy, example *yaml.Node, named *orderedmap.Map[string, *base.Example]) {
+		if schema == nil {
+			return
+		}
+		if example != nil {
+			check(at+"/example", schema, example)
+		}
+		for name, ex := range named.FromOldest() {
+			if ex.Value != nil {
+				check(at+"/examples/"+escape(name)+"/value", schema, ex.Value)
 			}
 		}
 	}
-	paths, _ := v.doc["paths"].(map[string]any)
-	for _, p := range sortedKeys(paths) {
-		item, _ := paths[p].(map[string]any)
-		itemPtr := "/paths/" + escape(p)
-		params, _ := item["parameters"].([]any)
-		for i, prm := range params {
-			withSchema(prm, itemPtr+"/parameters/"+strconv.Itoa(i))
+	content := func(at string, media *orderedmap.Map[string, *v3.MediaType]) {
+		for name, m := range media.FromOldest() {
+			examples(at+"/content/"+escape(name), m.Schema, m.Example, m.Examples)
 		}
 	}
-	for _, op := range v.ops {
-		params, _ := op.node["parameters"].([]any)
-		for i, prm := range params {
-			withSchema(prm, op.ptr+"/parameters/"+strconv.Itoa(i))
-		}
-		if rb, ok := op.node["requestBody"]; ok {
-			withSchema(rb, op.ptr+"/requestBody")
-		}
-		responses, _ := op.node["responses"].(map[string]any)
-		for _, code := range sortedKeys(responses) {
-			withSchema(responses[code], op.ptr+"/responses/"+escape(code))
+	parameters := func(at string, params []*v3.Parameter) {
+		for i, p := range params {
+			examples(at+"/parameters/"+strconv.Itoa(i), p.Schema, p.Example, p.Examples)
 		}
 	}
-	components, _ := v.doc["components"].(map[string]any)
-	for _, kind := range []string{"parameters", "headers", "requestBodies", "responses"} {
-		group, _ := components[kind].(map[string]any)
-		for _, name := range sortedKeys(group) {
-			withSchema(group[name], "/components/"+kind+"/"+escape(name))
+	headers := func(at string, hs *orderedmap.Map[string, *v3.Header]) {
+		for name, h := range hs.FromOldest() {
+			examples(at+"/headers/"+escape(name), h.Schema, h.Example, h.Examples)
 		}
 	}
-	schemas, _ := components["schemas"].(map[string]any)
-	for _, name := range sortedKeys(schemas) {
-		ptr := "/components/schemas/" + escape(name)
-		sch := compile(ptr)
-		obj, _ := schemas[name].(map[string]any)
-		list, _ := obj["examples"].([]any)
-		for i, ex := range list {
-			if sch == nil {
-				break
+	response := func(at string, r *v3.Response) {
+		content(at, r.Content)
+		headers(at, r.Headers)
+	}
+	item := func(at string, it *v3.PathItem) {
+		parameters(at, it.Parameters)
+		for method, op := range it.GetOperations().FromOldest() {
+			opAt := at + "/" + method
+			parameters(opAt, op.Parameters)
+			if op.RequestBody != nil {
+				content(opAt+"/requestBody", op.RequestBody.Content)
 			}
-			if err := sch.Validate(ex); err != nil {
-				errs = append(errs, fmt.Errorf("%s/examples/%d: example does not match its schema: %s", ptr, i, v.clean(err)))
+			if op.Responses != nil {
+				for code, r := range op.Responses.Codes.FromOldest() {
+					response(opAt+"/responses/"+code, r)
+				}
+				if op.Responses.Default != nil {
+					response(opAt+"/responses/default", op.Responses.Default)
+				}
 			}
 		}
+	}
+	// Components first, so that an error names the component.
+	if c := v.model.Components; c != nil {
+		for name, p := range c.Parameters.FromOldest() {
+			examples("/components/parameters/"+escape(name), p.Schema, p.Example, p.Examples)
+		}
+		headers("/components", c.Headers)
+		for name, r := range c.Responses.FromOldest() {
+			response("/components/responses/"+escape(name), r)
+		}
+		for name, rb := range c.RequestBodies.FromOldest() {
+			content("/components/requestBodies/"+escape(name), rb.Content)
+		}
+		for name, s := range c.Schemas.FromOldest() {
+			for i, ex := range s.Schema().Examples {
+				check("/components/schemas/"+escape(name)+"/examples/"+strconv.Itoa(i), s, ex)
+			}
+		}
+	}
+	if v.model.Paths != nil {
+		for path, it := range v.model.Paths.PathItems.FromOldest() {
+			item("/paths/"+escape(path), it)
+		}
+	}
+	for name, it := range v.model.Webhooks.FromOldest() {
+		item("/webhooks/"+escape(name), it)
 	}
 	return errors.Join(errs...)
 }
 
-// find returns the operation for method and path, and whether any template
-// matches path. A template without parameters wins over one with them.
-func (v *Validator) find(method, path string) (*operation, bool) {
-	method = strings.ToUpper(method)
-	var matched []*operation
-	for _, op := range v.ops {
-		if op.match == nil && op.path == path {
-			matched = append(matched, op)
-		}
-	}
-	if len(matched) == 0 {
-		for _, op := range v.ops {
-			if op.match != nil && op.match.MatchString(path) {
-				matched = append(matched, op)
-			}
-		}
-	}
-	if len(matched) == 0 {
-		return nil, false
-	}
-	for _, want := range []string{method, http.MethodGet} {
-		for _, op := range matched {
-			if op.method == want {
-				return op, true
-			}
-		}
-		if method != http.MethodHead {
-			break
-		}
-	}
-	return nil, true
-}
+var templateParam = regexp.MustCompile(`\{([^{}/]+)\}`)
 
-// pickResponse returns the response object for status: exact, range, then
-// default.
-func (v *Validator) pickResponse(op *operation, status int) (map[string]any, string, error) {
-	responses, _ := op.node["responses"].(map[string]any)
-	for _, key := range []string{strconv.Itoa(status), strconv.Itoa(status/100) + "XX", "default"} {
-		if r, ok := responses[key]; ok {
-			return v.resolveNode(r, op.ptr+"/responses/"+escape(key))
-		}
-	}
-	return nil, "", fmt.Errorf("status %d is not documented (documented: %s)", status, strings.Join(sortedKeys(responses), ", "))
-}
-
-func (v *Validator) checkHeaders(resp map[string]any, respPtr string, header http.Header) []error {
+// checkOperations checks what the OpenAPI schema cannot: operationIds are
+// unique and every {name} of a path template is a declared path parameter.
+func (v *Validator) checkOperations() error {
 	var errs []error
-	headers, _ := resp["headers"].(map[string]any)
-	for _, name := range sortedKeys(headers) {
-		if strings.EqualFold(name, "Content-Type") {
-			continue
-		}
-		h, hPtr, err := v.resolveNode(headers[name], respPtr+"/headers/"+escape(name))
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		values := header.Values(name)
-		if len(values) == 0 {
-			if required, _ := h["required"].(bool); required {
-				errs = append(errs, fmt.Errorf("required header %s is missing", name))
-			}
-			continue
-		}
-		if _, ok := h["schema"]; !ok {
-			continue
-		}
-		sch, err := v.schema(hPtr + "/schema")
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		schemaNode, _, _ := v.resolveNode(h["schema"], hPtr+"/schema")
-		inst := headerValue(values[0], schemaNode)
-		if err := sch.Validate(inst); err != nil {
-			errs = append(errs, fmt.Errorf("header %s: %q does not match the schema: %s", name, values[0], v.clean(err)))
-		}
-	}
-	return errs
-}
-
-// headerValue turns a header's text into the JSON value its schema expects.
-func headerValue(s string, schema map[string]any) any {
-	switch schema["type"] {
-	case "integer", "number":
-		if n, err := strconv.ParseFloat(s, 64); err == nil {
-			return json.Number(strconv.FormatFloat(n, 'f', -1, 64))
-		}
-	case "boolean":
-		if b, err := strconv.ParseBool(s); err == nil {
-			return b
-		}
-	}
-	return s
-}
-
-func (v *Validator) checkBody(resp map[string]any, respPtr string, header http.Header, body []byte, headOnly bool) []error {
-	content, _ := resp["content"].(map[string]any)
-	if len(content) == 0 {
-		if len(body) > 0 {
-			return []error{fmt.Errorf("the response documents no body but has %d bytes", len(body))}
-		}
-		return nil
-	}
-	contentType := header.Get("Content-Type")
-	got, _, err := mime.ParseMediaType(contentType)
-	if err != nil {
-		return []error{fmt.Errorf("Content-Type %q is not a media type; documented: %s", contentType, strings.Join(sortedKeys(content), ", "))}
-	}
-	key := ""
-	for _, k := range sortedKeys(content) {
-		if mediaTypeMatches(k, got) {
-			key = k
-			break
-		}
-	}
-	if key == "" {
-		return []error{fmt.Errorf("Content-Type %q is not documented; documented: %s", contentType, strings.Join(sortedKeys(content), ", "))}
-	}
-	if headOnly || !isJSON(got) {
-		return nil
-	}
-	media, _ := content[key].(map[string]any)
-	if _, ok := media["schema"]; !ok {
-		return nil
-	}
-	sch, err := v.schema(respPtr + "/content/" + escape(key) + "/schema")
-	if err != nil {
-		return []error{err}
-	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(body))
-	if err != nil {
-		return []error{fmt.Errorf("the body is not valid JSON: %v", err)}
-	}
-	if err := sch.Validate(inst); err != nil {
-		return []error{fmt.Errorf("the body does not match the schema: %s", v.clean(err))}
-	}
-	return nil
-}
-
-// mediaTypeMatches reports whether the media type got falls under the
-// documented key, which may be a range such as image/* and carry parameters.
-func mediaTypeMatches(key, got string) bool {
-	want, _, err := mime.ParseMediaType(key)
-	if err != nil {
-		want = strings.ToLower(strings.TrimSpace(key))
-	}
-	if want == "*/*" || want == got {
-		return true
-	}
-	if prefix, ok := strings.CutSuffix(want, "/*"); ok {
-		return strings.HasPrefix(got, prefix+"/")
-	}
-	return false
-}
-
-func isJSON(mediaType string) bool {
-	return mediaType == "application/json" || strings.HasSuffix(mediaType, "+json")
-}
-
-// schema compiles, once, the schema at the JSON pointer ptr.
-func (v *Validator) schema(ptr string) (*jsonschema.Schema, error) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	if sch, ok := v.schemas[ptr]; ok {
-		return sch, nil
-	}
-	sch, err := v.compiler.Compile(resourceName + "#" + ptr)
-	if err != nil {
-		return nil, fmt.Errorf("compile schema %s: %s", ptr, v.clean(err))
-	}
-	v.schemas[ptr] = sch
-	return sch, nil
-}
-
-// clean shortens the absolute schema URLs in an error's text.
-func (v *Validator) clean(err error) string {
-	s := err.Error()
-	if v.base != "" {
-		s = strings.ReplaceAll(s, v.base, resourceName)
-	}
-	return s
-}
-
-// check verifies that the document is well formed and indexes its
-// operations.
-func (v *Validator) check() error {
-	var errs []error
-	if got, _ := v.doc["openapi"].(string); got != "3.1.0" {
-		errs = append(errs, fmt.Errorf("openapi is %q, want \"3.1.0\"", v.doc["openapi"]))
-	}
-	errs = append(errs, v.checkRefs(v.doc, "")...)
-	paths, ok := v.doc["paths"].(map[string]any)
-	if !ok {
-		errs = append(errs, errors.New("paths is missing"))
-	}
-	operationIDs := map[string]string{}
-	for _, p := range sortedKeys(paths) {
-		itemPtr := "/paths/" + escape(p)
-		if !strings.HasPrefix(p, "/") {
-			errs = append(errs, fmt.Errorf("%s: a path must start with /", itemPtr))
-		}
-		item, ok := paths[p].(map[string]any)
-		if !ok {
-			errs = append(errs, fmt.Errorf("%s: not an object", itemPtr))
-			continue
-		}
-		match, names, err := template(p)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", itemPtr, err))
-			continue
-		}
-		for _, m := range methods {
-			node, ok := item[m].(map[string]any)
-			if !ok {
-				continue
-			}
-			op := &operation{method: strings.ToUpper(m), path: p, match: match, ptr: itemPtr + "/" + m, node: node}
-			v.ops = append(v.ops, op)
-			id, _ := node["operationId"].(string)
-			switch {
-			case id == "":
-				errs = append(errs, fmt.Errorf("%s %s: no operationId", op.method, p))
-			case operationIDs[id] != "":
-				errs = append(errs, fmt.Errorf("%s %s: operationId %q is also used by %s", op.method, p, id, operationIDs[id]))
-			default:
-				operationIDs[id] = op.method + " " + p
-			}
-			if responses, _ := node["responses"].(map[string]any); len(responses) == 0 {
-				errs = append(errs, fmt.Errorf("%s %s: no responses", op.method, p))
-			}
-			declared := v.pathParams(item, itemPtr)
-			for name := range v.pathParams(node, op.ptr) {
-				declared[name] = true
-			}
-			for _, name := range names {
-				if !declared[name] {
-					errs = append(errs, fmt.Errorf("%s %s: path parameter %q is not declared", op.method, p, name))
+	ids := map[string]string{}
+	if v.model.Paths != nil {
+		for path, item := range v.model.Paths.PathItems.FromOldest() {
+			for method, op := range item.GetOperations().FromOldest() {
+				name := strings.ToUpper(method) + " " + path
+				switch {
+				case op.OperationId == "":
+					errs = append(errs, fmt.Errorf("%s: no operationId", name))
+				case ids[op.OperationId] != "":
+					errs = append(errs, fmt.Errorf("%s: operationId %q is also used by %s", name, op.OperationId, ids[op.OperationId]))
+				default:
+					ids[op.OperationId] = name
+				}
+				declared := map[string]bool{}
+				for _, p := range slices.Concat(item.Parameters, op.Parameters) {
+					declared[p.Name] = declared[p.Name] || p.In == "path"
+				}
+				for _, m := range templateParam.FindAllStringSubmatch(path, -1) {
+					if !declared[m[1]] {
+						errs = append(errs, fmt.Errorf("%s: path parameter %q is not declared", name, m[1]))
+					}
 				}
 			}
 		}
@@ -629,210 +392,26 @@ func (v *Validator) check() error {
 	return nil
 }
 
-// pathParams returns the names of the path parameters declared by node.
-func (v *Validator) pathParams(node map[string]any, ptr string) map[string]bool {
-	out := map[string]bool{}
-	params, _ := node["parameters"].([]any)
-	for i, raw := range params {
-		p, _, err := v.resolveNode(raw, ptr+"/parameters/"+strconv.Itoa(i))
-		if err != nil {
-			continue // reported by checkRefs
-		}
-		if in, _ := p["in"].(string); in == "path" {
-			name, _ := p["name"].(string)
-			out[name] = true
-		}
-	}
-	return out
-}
-
-// checkRefs reports every $ref under node that does not resolve within the
-// document.
-func (v *Validator) checkRefs(node any, ptr string) []error {
+// joinErrors turns the library's validation errors into one error, each
+// with the JSON pointer of the failing value in the body.
+func joinErrors(verrs []*liberrors.ValidationError) error {
 	var errs []error
-	switch n := node.(type) {
-	case map[string]any:
-		if ref, ok := n["$ref"].(string); ok {
-			if _, err := v.lookupRef(ref); err != nil {
-				errs = append(errs, fmt.Errorf("%s: %w", ptr, err))
-			}
+	for _, e := range verrs {
+		msg := e.Message
+		if e.Reason != "" {
+			msg += ": " + e.Reason
 		}
-		for _, k := range sortedKeys(n) {
-			errs = append(errs, v.checkRefs(n[k], ptr+"/"+escape(k))...)
+		for _, f := range e.SchemaValidationErrors {
+			msg += fmt.Sprintf("\n\tat %q: %s", "/"+strings.Join(f.InstancePath, "/"), f.Reason)
 		}
-	case []any:
-		for i, item := range n {
-			errs = append(errs, v.checkRefs(item, ptr+"/"+strconv.Itoa(i))...)
-		}
+		errs = append(errs, errors.New(msg))
 	}
-	return errs
-}
-
-// resolve returns the object at the JSON pointer ptr, following $refs.
-func (v *Validator) resolve(ptr string) (map[string]any, string, error) {
-	node, err := v.lookup(ptr)
-	if err != nil {
-		return nil, "", err
-	}
-	return v.resolveNode(node, ptr)
-}
-
-// resolveNode follows the $ref of an OpenAPI Reference Object (node lives at
-// ptr) and returns the object and its own pointer.
-func (v *Validator) resolveNode(node any, ptr string) (map[string]any, string, error) {
-	for range 16 {
-		obj, ok := node.(map[string]any)
-		if !ok {
-			return nil, "", fmt.Errorf("%s: not an object", ptr)
-		}
-		ref, ok := obj["$ref"].(string)
-		if !ok {
-			return obj, ptr, nil
-		}
-		target, err := v.lookupRef(ref)
-		if err != nil {
-			return nil, "", fmt.Errorf("%s: %w", ptr, err)
-		}
-		node, ptr = target, strings.TrimPrefix(ref, "#")
-	}
-	return nil, "", fmt.Errorf("%s: $ref chain too long", ptr)
-}
-
-// lookupRef resolves a document-local $ref such as
-// #/components/schemas/Account.
-func (v *Validator) lookupRef(ref string) (any, error) {
-	ptr, ok := strings.CutPrefix(ref, "#")
-	if !ok {
-		return nil, fmt.Errorf("$ref %q: only references within the document are supported", ref)
-	}
-	node, err := v.lookup(ptr)
-	if err != nil {
-		return nil, fmt.Errorf("$ref %q does not resolve: %w", ref, err)
-	}
-	return node, nil
-}
-
-// lookup returns the value at a JSON pointer (RFC 6901) in the document.
-func (v *Validator) lookup(ptr string) (any, error) {
-	var node any = v.doc
-	if ptr == "" {
-		return node, nil
-	}
-	if !strings.HasPrefix(ptr, "/") {
-		return nil, fmt.Errorf("pointer %q must start with /", ptr)
-	}
-	for _, tok := range strings.Split(ptr[1:], "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		switch n := node.(type) {
-		case map[string]any:
-			next, ok := n[tok]
-			if !ok {
-				return nil, fmt.Errorf("no %q in %s", tok, ptr)
-			}
-			node = next
-		case []any:
-			i, err := strconv.Atoi(tok)
-			if err != nil || i < 0 || i >= len(n) {
-				return nil, fmt.Errorf("no index %q in %s", tok, ptr)
-			}
-			node = n[i]
-		default:
-			return nil, fmt.Errorf("%s goes through a scalar", ptr)
-		}
-	}
-	return node, nil
-}
-
-var templateParam = regexp.MustCompile(`\{([^{}/]+)\}`)
-
-// template compiles a path template into a regexp in which each {name}
-// matches one non-empty segment; it returns nil for a literal path.
-func template(path string) (*regexp.Regexp, []string, error) {
-	locs := templateParam.FindAllStringSubmatchIndex(path, -1)
-	if len(locs) == 0 {
-		if strings.ContainsAny(path, "{}") {
-			return nil, nil, fmt.Errorf("malformed path template %q", path)
-		}
-		return nil, nil, nil
-	}
-	var expr strings.Builder
-	var names []string
-	expr.WriteString("^")
-	last := 0
-	for _, loc := range locs {
-		literal := path[last:loc[0]]
-		if strings.ContainsAny(literal, "{}") {
-			return nil, nil, fmt.Errorf("malformed path template %q", path)
-		}
-		expr.WriteString(regexp.QuoteMeta(literal))
-		expr.WriteString("[^/]+")
-		names = append(names, path[loc[2]:loc[3]])
-		last = loc[1]
-	}
-	if strings.ContainsAny(path[last:], "{}") {
-		return nil, nil, fmt.Errorf("malformed path template %q", path)
-	}
-	expr.WriteString(regexp.QuoteMeta(path[last:]))
-	expr.WriteString("$")
-	re, err := regexp.Compile(expr.String())
-	return re, names, err
-}
-
-// jsonValue converts a decoded YAML value to one encoding/json can encode:
-// mappings with non-string keys become map[string]any.
-func jsonValue(v any) (any, error) {
-	switch x := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			c, err := jsonValue(e)
-			if err != nil {
-				return nil, err
-			}
-			out[k] = c
-		}
-		return out, nil
-	case map[any]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			key := fmt.Sprint(k)
-			if _, dup := out[key]; dup {
-				return nil, fmt.Errorf("duplicate key %q", key)
-			}
-			c, err := jsonValue(e)
-			if err != nil {
-				return nil, err
-			}
-			out[key] = c
-		}
-		return out, nil
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			c, err := jsonValue(e)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = c
-		}
-		return out, nil
-	default:
-		return v, nil
-	}
+	return errors.Join(errs...)
 }
 
 // escape escapes one JSON pointer token.
 func escape(tok string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(tok, "~", "~0"), "/", "~1")
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 func truncate(b []byte, n int) string {

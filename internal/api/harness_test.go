@@ -56,6 +56,18 @@ func (c *clock) Advance(d time.Duration) {
 	c.t = c.t.Add(d)
 }
 
+// testArgon2id is an argon2id cost of microseconds a hash: the dashboard's
+// tests hash and check passwords often, and internal/member's test the
+// production cost.
+var testArgon2id = member.Argon2id{Memory: 8, Time: 1, Threads: 1}
+
+// noSleeps is the wall clock, but its sleeps return at once: refusals are
+// padded as in production, and no test waits for it.
+type noSleeps struct{}
+
+func (noSleeps) Now() time.Time                       { return time.Now() }
+func (noSleeps) Sleep(context.Context, time.Duration) {}
+
 // syncBuffer collects log output written from many goroutines.
 type syncBuffer struct {
 	mu  sync.Mutex
@@ -99,6 +111,9 @@ type harness struct {
 	links        *link.Service
 	audit        *audit.Log
 	members      *member.Service
+	// memberConfig is the member service's configuration, defaults
+	// filled in: tests find their hasher or clock there.
+	memberConfig member.Config
 }
 
 type harnessOptions struct {
@@ -117,10 +132,8 @@ type harnessOptions struct {
 	// catalog replaces the seeded merchant catalog.
 	catalog *merchant.Catalog
 	// members configures the dashboard's member service (default: the
-	// defaults, but refusals are not padded: padding is a sleep of ten
-	// password checks' time, seconds under the race detector, and only the
-	// tests of it, which set withMembers or build their own service, need
-	// it).
+	// defaults, but with testArgon2id and a clock whose sleeps return at
+	// once, unless a Hasher and a Clock are set).
 	members member.Config
 	// trustedProxies is --trusted-proxies (default none).
 	trustedProxies []netip.Prefix
@@ -148,9 +161,15 @@ func inBackground(t *testing.T, fn func(context.Context)) {
 
 func newHarness(t *testing.T, st store.Store, opts ...func(*harnessOptions)) *harness {
 	t.Helper()
-	o := harnessOptions{env: "development", members: member.Config{RefusalFloor: -1}}
+	o := harnessOptions{env: "development"}
 	for _, f := range opts {
 		f(&o)
+	}
+	if o.members.Hasher == nil {
+		o.members.Hasher = testArgon2id
+	}
+	if o.members.Clock == nil {
+		o.members.Clock = noSleeps{}
 	}
 	box, err := seal.New(bytes.Repeat([]byte{42}, seal.KeySize))
 	if err != nil {
@@ -236,6 +255,7 @@ func newHarness(t *testing.T, st store.Store, opts ...func(*harnessOptions)) *ha
 	h.links = links
 	h.audit = audit.NewLog(clk.Now)
 	h.members = member.NewService(st, h.audit, clk.Now, o.members)
+	h.memberConfig = o.members
 	pagesConfig := web.Config{Environment: o.env, Catalog: catalog, Logger: logger, TrustedProxies: o.trustedProxies, Dashboard: &web.Dashboard{
 		Members: h.members, Audit: h.audit, Store: st, Developers: h.developers, Webhooks: h.webhooks, Links: links,
 		SecretGrace: time.Hour}}

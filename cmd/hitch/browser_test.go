@@ -624,13 +624,7 @@ func sqliteOnly(t *testing.T) []string {
 // when CI=true, where .ci/run installs it.
 func requireChromium(t *testing.T) {
 	t.Helper()
-	if _, err := os.Stat(chromiumPath); err != nil {
-		msg := "browser test: " + chromiumPath + " is missing (apt-get install chromium)"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg + "; required when CI=true")
-		}
-		t.Skip(msg)
-	}
+	npmtest.RequireTool(t, chromiumPath, "Debian's chromium (apt-get install chromium)")
 }
 
 // runBrowserScript runs a Node script of testdata/browser with env added,

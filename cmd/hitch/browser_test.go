@@ -345,10 +345,12 @@ func (h *hookRecorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusOK)
 }
 
-// wait returns the first event of type typ for the user, waiting for it.
+// wait returns the first event of type typ for the user, waiting for it
+// up to a minute, as long as a browser step may take: only a failing run
+// waits that long.
 func (h *hookRecorder) wait(t *testing.T, typ, externalUserID string) *hookEvent {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(time.Minute)
 	for time.Now().Before(deadline) {
 		h.mu.Lock()
 		for _, ev := range h.events {

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"html"
 	"io"
-	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -16,7 +15,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -26,6 +24,7 @@ import (
 	"github.com/hitchdev/hitch/internal/config"
 	"github.com/hitchdev/hitch/internal/npmtest"
 	"github.com/hitchdev/hitch/internal/store"
+	"github.com/hitchdev/hitch/internal/store/storetest"
 )
 
 // chromiumPath is Debian's Chromium, which CI installs (.ci/run).
@@ -346,10 +345,12 @@ func (h *hookRecorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusOK)
 }
 
-// wait returns the first event of type typ for the user, waiting for it.
+// wait returns the first event of type typ for the user, waiting for it
+// up to a minute, as long as a browser step may take: only a failing run
+// waits that long.
 func (h *hookRecorder) wait(t *testing.T, typ, externalUserID string) *hookEvent {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(time.Minute)
 	for time.Now().Before(deadline) {
 		h.mu.Lock()
 		for _, ev := range h.events {
@@ -601,38 +602,31 @@ func serveForBrowser(t *testing.T, db []string, clientID string, extraEnv ...str
 }
 
 // forEachBrowserStore runs fn as a parallel subtest, named after the
-// store, on each store of databases: SQLite, and PostgreSQL in a schema of
-// the subtest's own when HITCH_TEST_DATABASE_URL is set (required when
-// CI=true).
+// store, on each store of storetest.Backends: SQLite, and PostgreSQL in a
+// schema of the subtest's own (skipped, saying why, without
+// HITCH_TEST_DATABASE_URL; failed when CI=true).
 func forEachBrowserStore(t *testing.T, fn func(t *testing.T, storeName string, db []string)) {
 	t.Helper()
-	dbs := databases(t)
-	for _, name := range slices.Sorted(maps.Keys(dbs)) {
-		t.Run(name, func(t *testing.T) {
+	for _, b := range storetest.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
 			t.Parallel()
-			fn(t, name, dbs[name])
+			fn(t, b.Name, databaseEnv(t, b.Name))
 		})
 	}
 }
 
-// sqliteOnly is the SQLite store of databases, for a browser test whose
+// sqliteOnly is the SQLite store of databaseEnv, for a browser test whose
 // subject does not depend on the store.
 func sqliteOnly(t *testing.T) []string {
 	t.Helper()
-	return []string{"HITCH_DATA_DIR=" + t.TempDir()}
+	return databaseEnv(t, "sqlite")
 }
 
 // requireChromium skips the test without Debian's chromium, or fails it
 // when CI=true, where .ci/run installs it.
 func requireChromium(t *testing.T) {
 	t.Helper()
-	if _, err := os.Stat(chromiumPath); err != nil {
-		msg := "browser test: " + chromiumPath + " is missing (apt-get install chromium)"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg + "; required when CI=true")
-		}
-		t.Skip(msg)
-	}
+	npmtest.RequireTool(t, chromiumPath, "Debian's chromium (apt-get install chromium)")
 }
 
 // runBrowserScript runs a Node script of testdata/browser with env added,

@@ -25,21 +25,31 @@ func cli(t *testing.T, env []string, args ...string) (code int, stdout, stderr s
 }
 
 // databases returns the environments to run the CLI against: a fresh SQLite
-// data dir, and a fresh PostgreSQL schema when configured.
+// data dir, and a fresh PostgreSQL schema when configured (required when
+// CI=true).
 func databases(t *testing.T) map[string][]string {
 	t.Helper()
-	dbs := map[string][]string{"sqlite": {"HITCH_DATA_DIR=" + t.TempDir()}}
-	for _, b := range storetest.Backends(t) {
-		if b.Name == "postgres" {
-			schema := storetest.NewSchema(t, storetest.PostgresURL())
-			// Test processes run many at once against one server
-			// (max_connections 100): each keeps a pool of 16, not the
-			// production default.
-			dbs["postgres"] = []string{"HITCH_DATA_DIR=" + t.TempDir(),
-				"HITCH_DATABASE_URL=" + withSearchPath(storetest.PostgresURL(), schema) + "&pool_max_conns=16"}
-		}
+	dbs := map[string][]string{"sqlite": databaseEnv(t, "sqlite")}
+	if storetest.PostgresURL() != "" || os.Getenv("CI") == "true" {
+		dbs["postgres"] = databaseEnv(t, "postgres")
 	}
 	return dbs
+}
+
+// databaseEnv is the environment of a hitch on a fresh store of the named
+// backend of storetest.Backends. Without HITCH_TEST_DATABASE_URL,
+// "postgres" skips t, saying why (storetest.RequirePostgres).
+func databaseEnv(t *testing.T, backend string) []string {
+	t.Helper()
+	if backend == "sqlite" {
+		return []string{"HITCH_DATA_DIR=" + t.TempDir()}
+	}
+	url := storetest.RequirePostgres(t)
+	schema := storetest.NewSchema(t, url)
+	// Test processes run many at once against one server (max_connections
+	// 100): each keeps a pool of 16, not the production default.
+	return []string{"HITCH_DATA_DIR=" + t.TempDir(),
+		"HITCH_DATABASE_URL=" + withSearchPath(url, schema) + "&pool_max_conns=16"}
 }
 
 func withSearchPath(url, schema string) string {

@@ -2,8 +2,6 @@ package api_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base64"
 	"errors"
 	"maps"
 	"net/http"
@@ -11,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -24,6 +23,39 @@ import (
 func withMembers(cfg member.Config) func(*harnessOptions) {
 	return func(o *harnessOptions) { o.members = cfg }
 }
+
+// heldHasher is testArgon2id, but the first check of one password waits,
+// once it has begun (begun is closed), until release is closed: a test
+// looks at what happens while a sign-in checks passwords.
+type heldHasher struct {
+	member.Argon2id
+	password       string
+	once           *sync.Once
+	begun, release chan struct{}
+}
+
+func (h heldHasher) Check(phc, password string) (bool, error) {
+	if password == h.password {
+		h.once.Do(func() {
+			close(h.begun)
+			<-h.release
+		})
+	}
+	return h.Argon2id.Check(phc, password)
+}
+
+// withHeldCheck gives the harness's member service a heldHasher of its own
+// that holds the first check of password (after withMembers, which would
+// replace it).
+func withHeldCheck(password string) func(*harnessOptions) {
+	return func(o *harnessOptions) {
+		o.members.Hasher = heldHasher{Argon2id: testArgon2id, password: password, once: &sync.Once{},
+			begun: make(chan struct{}), release: make(chan struct{})}
+	}
+}
+
+// heldCheck is the harness's heldHasher (withHeldCheck).
+func (h *harness) heldCheck() heldHasher { return h.memberConfig.Hasher.(heldHasher) }
 
 // postPassword submits the password form (with the token of the password
 // page, which a member who must change their password can open).
@@ -332,75 +364,46 @@ func TestDashboardPasswordChange(t *testing.T) {
 	})
 }
 
-// slowHash is an argon2id PHC string of 64 MiB and 16 passes, some 25
-// times as costly to check as today's (the parameters of a hash made with
-// costlier settings). Its salt and key are random: no password matches it.
-func slowHash() string {
-	b := make([]byte, 48)
-	_, _ = rand.Read(b)
-	enc := base64.RawStdEncoding
-	return "$argon2id$v=19$m=65536,t=16,p=1$" + enc.EncodeToString(b[:16]) + "$" + enc.EncodeToString(b[16:])
-}
-
-// With the password checks all taken (here the one there is, by a check
-// of a costly hash), sign-in waits CheckWait and gives up: the service
-// answers ErrBusy, the dashboard 503 with Retry-After and a page that
-// says why, as does a password change. Once the check ends, sign-in works.
+// With the password checks all taken (here the one there is, by a held
+// check), sign-in waits CheckWait and gives up: the service answers
+// ErrBusy, the dashboard 503 with Retry-After and a page that says why, as
+// does a password change. Once the check ends, sign-in works.
 func TestDashboardSignInBusy(t *testing.T) {
 	t.Parallel()
+	const heldGuess = "a guess whose check is held"
 	each(t, func(t *testing.T, h *harness) {
 		ctx := context.Background()
 		password := h.addMember("ada@example.com", store.RoleAdmin)
 		d := h.dash()
 		d.mustSignIn("ada@example.com", password)
-		h.addMember("slow@example.com", store.RoleViewer)
-		slow := h.memberOf(h.clientID, "slow@example.com")
-		if err := h.store.MemberSetPassword(ctx, h.clientID, slow.ID, slowHash(), false, h.clock.Now()); err != nil {
-			t.Fatal(err)
-		}
 
-		held := make(chan error, 1)
+		held := h.heldCheck()
+		answer := make(chan error, 1)
 		go func() {
-			_, err := h.members.SignIn(ctx, "slow@example.com", "guess", audit.Origin{UserAgent: "slow"})
-			held <- err
+			_, err := h.members.SignIn(ctx, "nobody@example.com", heldGuess, audit.Origin{UserAgent: "held"})
+			answer <- err
 		}()
-		var signin, service, change bool
-		for !(signin && service && change) {
-			select {
-			case err := <-held:
-				t.Fatalf("the costly check ended (%v) before every busy answer was seen: sign-in %v, service %v, change %v",
-					err, signin, service, change)
-			default:
-			}
-			if !signin {
-				r := h.dash().signIn("ada@example.com", password)
-				if r.status == http.StatusServiceUnavailable {
-					signin = true
-					if r.header.Get("Retry-After") != "1" ||
-						!strings.Contains(string(r.body), "Too many people are signing in right now. Try again in a moment.") {
-						t.Fatalf("busy sign-in page: %s %.2000s", r.header.Get("Retry-After"), r.body)
-					}
-				}
-			}
-			if !service {
-				_, err := h.members.SignIn(ctx, "nobody@example.com", "guess", audit.Origin{UserAgent: "test"})
-				service = errors.Is(err, member.ErrBusy)
-			}
-			if !change {
-				r := d.postPassword(url.Values{"current": {password}, "new": {password + "!"}, "confirm": {password + "!"}})
-				if r.status == http.StatusServiceUnavailable {
-					change = true
-					if r.header.Get("Retry-After") != "1" || !strings.Contains(pageError(r), "Too many people") {
-						t.Fatalf("busy password change: %s %q", r.header.Get("Retry-After"), pageError(r))
-					}
-				} else if r.status == http.StatusSeeOther {
-					password += "!"
-				}
-			}
+		select {
+		case <-held.begun:
+		case err := <-answer:
+			t.Fatalf("the held sign-in ended (%v) before its check", err)
 		}
-		if err := <-held; !errors.Is(err, member.ErrInvalidCredentials) {
-			t.Fatalf("the costly check: %v", err)
+		r := h.dash().signIn("ada@example.com", password)
+		if r.status != http.StatusServiceUnavailable || r.header.Get("Retry-After") != "1" ||
+			!strings.Contains(string(r.body), "Too many people are signing in right now. Try again in a moment.") {
+			t.Fatalf("busy sign-in page: %d %s %.2000s", r.status, r.header.Get("Retry-After"), r.body)
+		}
+		if _, err := h.members.SignIn(ctx, "nobody@example.com", "guess", audit.Origin{UserAgent: "test"}); !errors.Is(err, member.ErrBusy) {
+			t.Fatalf("busy service: %v", err)
+		}
+		r = d.postPassword(url.Values{"current": {password}, "new": {password + "!"}, "confirm": {password + "!"}})
+		if r.status != http.StatusServiceUnavailable || r.header.Get("Retry-After") != "1" || !strings.Contains(pageError(r), "Too many people") {
+			t.Fatalf("busy password change: %d %s %q", r.status, r.header.Get("Retry-After"), pageError(r))
+		}
+		close(held.release)
+		if err := <-answer; !errors.Is(err, member.ErrInvalidCredentials) {
+			t.Fatalf("the held sign-in: %v", err)
 		}
 		h.dash().mustSignIn("ada@example.com", password)
-	}, withMembers(member.Config{MaxConcurrentChecks: 1, CheckWait: 20 * time.Millisecond}))
+	}, withMembers(member.Config{MaxConcurrentChecks: 1, CheckWait: 20 * time.Millisecond}), withHeldCheck(heldGuess))
 }

@@ -2,19 +2,15 @@ package api_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base64"
-	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
-
-	"golang.org/x/crypto/argon2"
 
 	"github.com/hitchdev/hitch/internal/member"
 	"github.com/hitchdev/hitch/internal/store"
@@ -23,65 +19,97 @@ import (
 // The dashboard sign-in after the second security review: the time of a
 // refusal, the per-IP limit, the developer picker and password changes.
 
-// timedSignIn posts the sign-in form and returns the answer and how long
-// the post took (not the form page before it).
-func (d *dash) timedSignIn(email, password string) (*response, time.Duration) {
-	d.t.Helper()
-	token := d.csrf("/dashboard/signin")
-	begin := time.Now()
-	r := d.send("POST", "/dashboard/signin", url.Values{"csrf": {token}, "email": {email}, "password": {password}}, nil)
-	return r, time.Since(begin)
+// signInClock is the member service's clock in the tests of the padding:
+// it moves only when a sleep is asked of it, which returns at once, and
+// by a timedHasher's work. One test signs in at a time on it.
+type signInClock struct {
+	mu sync.Mutex
+	t  time.Time
 }
 
-// A refused sign-in takes as long for an e-mail of ten developers' members
-// as for one member's or an unknown e-mail: the time does not tell of how
-// many developers an e-mail is a member. (The members are not locked:
-// their passwords are all checked.) The three are timed one after another
-// in each round; other work on the machine can lengthen any of them, so
-// it is enough that they agree in one round of three. Were the refusal of
-// ten members not padded to the same time, it would take several checks
-// longer in every round.
-//
-// Not parallel with the package's other tests: under the race detector
-// their load made every round of a CI run disagree (the padding follows a
-// server's slowing down, but a moment behind).
+func (c *signInClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+
+func (c *signInClock) Sleep(_ context.Context, d time.Duration) { c.advance(d) }
+
+func (c *signInClock) advance(d time.Duration) { c.mu.Lock(); defer c.mu.Unlock(); c.t = c.t.Add(d) }
+
+// checkCost is what a timedHasher's hash or check takes on its clock.
+const checkCost = 25 * time.Millisecond
+
+// timedHasher is testArgon2id, but each hash and check takes checkCost on
+// the clock, as the production cost takes about that on the wall clock.
+type timedHasher struct {
+	member.Argon2id
+	clock *signInClock
+}
+
+func (h timedHasher) Hash(password string) string {
+	h.clock.advance(checkCost)
+	return h.Argon2id.Hash(password)
+}
+
+func (h timedHasher) Check(phc, password string) (bool, error) {
+	h.clock.advance(checkCost)
+	return h.Argon2id.Check(phc, password)
+}
+
+// withTimedSignIns gives the harness's member service a signInClock of its
+// own and a timedHasher on it.
+func withTimedSignIns(o *harnessOptions) {
+	clock := &signInClock{}
+	o.members.Clock, o.members.Hasher = clock, timedHasher{testArgon2id, clock}
+}
+
+// timedSignIn posts the sign-in form and returns the answer and how long
+// the post took on the member service's signInClock (not the form page
+// before it).
+func (d *dash) timedSignIn(email, password string) (*response, time.Duration) {
+	d.t.Helper()
+	clock := d.h.memberConfig.Clock.(*signInClock)
+	token := d.csrf("/dashboard/signin")
+	begin := clock.Now()
+	r := d.send("POST", "/dashboard/signin", url.Values{"csrf": {token}, "email": {email}, "password": {password}}, nil)
+	return r, clock.Now().Sub(begin)
+}
+
+// Every refused sign-in takes the time of the slowest there can be, an
+// e-mail of MaxSignInMembers developers' members (their passwords all
+// checked, one after another) and half as much again, plus RefusalFloor
+// for its reads and writes: as long for an unknown e-mail, an e-mail too
+// long to be anyone's, or one member's, as for two or ten developers'.
+// So the time tells neither whether an e-mail is a member's nor of how
+// many developers. Each check here takes checkCost on the service's
+// clock: unpadded, the refusal of ten members would take nine checks
+// longer than one member's. A success is not padded.
 func TestDashboardRefusalTimeIgnoresMemberships(t *testing.T) {
+	t.Parallel()
 	each(t, func(t *testing.T, h *harness) {
-		h.addMember("one@example.com", store.RoleViewer)
+		password := h.addMember("one@example.com", store.RoleViewer)
+		h.addMember("two@example.com", store.RoleViewer)
+		h.addNewMember(h.newDeveloper(h.env).ClientID, "two@example.com", store.RoleViewer)
 		for range member.MaxSignInMembers {
 			h.addNewMember(h.newDeveloper(h.env).ClientID, "many@example.com", store.RoleViewer)
 		}
-		emails := []string{"nobody@example.com", "one@example.com", "many@example.com"}
-		alike := func(took []time.Duration) bool {
-			for _, d := range took[1:] {
-				if d > took[0]*5/4+50*time.Millisecond || d < took[0]*3/4-50*time.Millisecond {
-					return false
-				}
-			}
-			return true
-		}
-		// Up to three rounds, so that one disturbed by the machine does
-		// not fail the test; the first alike ends it.
-		var rounds [][]time.Duration
 		d := h.dash()
-		for len(rounds) < 3 && !slices.ContainsFunc(rounds, alike) {
-			var took []time.Duration
-			for _, email := range emails {
-				r, elapsed := d.timedSignIn(email, "guess")
-				if r.status != http.StatusUnauthorized {
-					t.Fatalf("%s: %d", email, r.status)
-				}
-				took = append(took, elapsed)
+		// The first sign-in makes the dummy hash unknown e-mails are
+		// checked against, before its deadline: it is not timed.
+		if r := d.signIn("nobody@example.com", "guess"); r.status != http.StatusUnauthorized {
+			t.Fatalf("the first sign-in: %d", r.status)
+		}
+		floor := member.DefaultRefusalFloor + member.MaxSignInMembers*checkCost*3/2
+		for _, email := range []string{"nobody@example.com", strings.Repeat("x", 300) + "@example.com", "one@example.com",
+			"two@example.com", "many@example.com"} {
+			if r, took := d.timedSignIn(email, "guess"); r.status != http.StatusUnauthorized || took != floor {
+				t.Errorf("%.20s: %d after %v, want a refusal after %v", email, r.status, took, floor)
 			}
-			rounds = append(rounds, took)
 		}
-		if !slices.ContainsFunc(rounds, alike) {
-			t.Fatalf("refusals of %v took %v in each round: no round alike", emails, rounds)
+		if r, took := d.timedSignIn("one@example.com", password); r.status != http.StatusSeeOther || took != checkCost {
+			t.Errorf("the right password: %d after %v, want a sign-in after its one check, %v", r.status, took, checkCost)
 		}
-		if m := h.memberOf(h.clientID, "one@example.com"); m.FailedAttempts != len(rounds) {
-			t.Fatalf("one@ counted %d failures in %d rounds", m.FailedAttempts, len(rounds))
+		if m := h.memberOf(h.clientID, "one@example.com"); m.FailedAttempts != 0 || m.LockedUntil != nil {
+			t.Fatalf("one@ after a refusal and a sign-in: %d failures, locked until %v", m.FailedAttempts, m.LockedUntil)
 		}
-	}, withMembers(member.Config{MaxFailures: 100}))
+	}, withTimedSignIns)
 }
 
 // Every sign-in post costs one IP what the most costly post may cost,
@@ -109,39 +137,25 @@ func TestDashboardSignInLimitCountsChecks(t *testing.T) {
 		if limited < 10 {
 			t.Fatalf("%d of 30 posts limited, want at least 10 past the burst of 20", limited)
 		}
-	}, withMembers(member.Config{RefusalFloor: -1}))
-}
-
-// slowHashOf is an argon2id PHC string of password with costlier
-// parameters than today's (32 MiB, 16 passes: some 13 times the time of a
-// check), as a hash made with a later default would have.
-func slowHashOf(password string) string {
-	salt := make([]byte, 16)
-	_, _ = rand.Read(salt)
-	key := argon2.IDKey([]byte(password), salt, 16, 32*1024, 1, 32)
-	enc := base64.RawStdEncoding
-	return fmt.Sprintf("$argon2id$v=19$m=%d,t=16,p=1$%s$%s", 32*1024, enc.EncodeToString(salt), enc.EncodeToString(key))
+	})
 }
 
 // A password right for the members of two developers asks which, unless
 // one of them is locked by the time the checks end: that one is refused
 // (recorded, not offered) and the sign-in is to the other. The lock is
-// taken while the passwords are being checked: they have costly hashes,
-// each some 13 times a check's time, and the lock comes 300 ms after the
-// post. (On a machine so busy that the sign-in has not read its members
-// by then, the lock comes first and the test proves less, but passes.)
+// taken while the first password check is held.
 func TestDashboardPickerRechecksTheLock(t *testing.T) {
 	t.Parallel()
+	const password = "one password for both teams"
 	each(t, func(t *testing.T, h *harness) {
 		ctx := context.Background()
 		b := h.newDeveloper(h.env)
 		apiB := h.clientFor(b)
 		h.addMember("pick@example.com", store.RoleAdmin)
 		h.addMemberTo(b.ClientID, "pick@example.com", store.RoleAdmin, true)
-		const password = "one password for both teams"
 		for _, clientID := range []string{h.clientID, b.ClientID} {
 			m := h.memberOf(clientID, "pick@example.com")
-			if err := h.store.MemberSetPassword(ctx, clientID, m.ID, slowHashOf(password), false, h.clock.Now()); err != nil {
+			if err := h.store.MemberSetPassword(ctx, clientID, m.ID, testArgon2id.Hash(password), false, h.clock.Now()); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -164,11 +178,17 @@ func TestDashboardPickerRechecksTheLock(t *testing.T) {
 			body, _ := io.ReadAll(resp.Body)
 			answer <- &response{status: resp.StatusCode, header: resp.Header, body: body}
 		}()
-		time.Sleep(300 * time.Millisecond)
+		held := h.heldCheck()
+		select {
+		case <-held.begun:
+		case r := <-answer:
+			t.Fatalf("answered before any password check: %+v", r)
+		}
 		mB := h.memberOf(b.ClientID, "pick@example.com")
 		if _, err := h.store.MemberRecordFailure(ctx, b.ClientID, mB.ID, 1, h.clock.Now().Add(time.Hour), h.clock.Now()); err != nil {
 			t.Fatal(err)
 		}
+		close(held.release)
 		r := <-answer
 		if r == nil {
 			t.FailNow()
@@ -189,7 +209,7 @@ func TestDashboardPickerRechecksTheLock(t *testing.T) {
 		if got := actions(auditLog(t, h.api)); got[len(got)-1] != "signin:success" {
 			t.Fatalf("A's log: %v", got)
 		}
-	})
+	}, withHeldCheck(password))
 }
 
 // dashCookie is the value of the sign-in cookie an answer sets, if any.

@@ -50,6 +50,18 @@ func (c *clock) Advance(d time.Duration) {
 	c.t = c.t.Add(d)
 }
 
+// testArgon2id is an argon2id cost of microseconds a hash: the dashboard's
+// tests hash and check passwords often, and internal/member's test the
+// production cost.
+var testArgon2id = member.Argon2id{Memory: 8, Time: 1, Threads: 1}
+
+// noSleeps is the wall clock, but its sleeps return at once: refusals are
+// padded as in production, and no test waits for it.
+type noSleeps struct{}
+
+func (noSleeps) Now() time.Time                       { return time.Now() }
+func (noSleeps) Sleep(context.Context, time.Duration) {}
+
 // syncBuffer collects log output written from many goroutines.
 type syncBuffer struct {
 	mu  sync.Mutex
@@ -93,6 +105,9 @@ type harness struct {
 	links        *link.Service
 	audit        *audit.Log
 	members      *member.Service
+	// memberConfig is the member service's configuration, defaults
+	// filled in: tests find their hasher or clock there.
+	memberConfig member.Config
 }
 
 type harnessOptions struct {
@@ -111,10 +126,8 @@ type harnessOptions struct {
 	// catalog replaces the seeded merchant catalog.
 	catalog *merchant.Catalog
 	// members configures the dashboard's member service (default: the
-	// defaults, but refusals are not padded: padding is a sleep of ten
-	// password checks' time, seconds under the race detector, and only the
-	// tests of it, which set withMembers or build their own service, need
-	// it).
+	// defaults, but with testArgon2id and a clock whose sleeps return at
+	// once, unless a Hasher and a Clock are set).
 	members member.Config
 	// trustedProxies is --trusted-proxies (default none).
 	trustedProxies []netip.Prefix
@@ -125,9 +138,15 @@ func withWorkers(o *harnessOptions) { o.workers = true }
 
 func newHarness(t *testing.T, st store.Store, opts ...func(*harnessOptions)) *harness {
 	t.Helper()
-	o := harnessOptions{env: "development", members: member.Config{RefusalFloor: -1}}
+	o := harnessOptions{env: "development"}
 	for _, f := range opts {
 		f(&o)
+	}
+	if o.members.Hasher == nil {
+		o.members.Hasher = testArgon2id
+	}
+	if o.members.Clock == nil {
+		o.members.Clock = noSleeps{}
 	}
 	box, err := seal.New(bytes.Repeat([]byte{42}, seal.KeySize))
 	if err != nil {
@@ -190,6 +209,7 @@ func newHarness(t *testing.T, st store.Store, opts ...func(*harnessOptions)) *ha
 	h.developers, h.webhooks, h.queue, h.transactions = a.Developers, a.Webhooks, a.Queue, a.Transactions
 	h.connectors, h.cards, h.detections, h.keys = a.Connectors, a.Cards, a.Detections, a.Keys
 	h.links, h.audit, h.members, h.server = a.Links, a.Audit, a.Members, a.API
+	h.memberConfig = o.members
 	srv.Config.Handler = h.server
 	srv.Start()
 	t.Cleanup(srv.Close)

@@ -94,22 +94,50 @@ type Config struct {
 	MaxFailures int
 	// ...for Lockout (default 15 minutes).
 	Lockout time.Duration
-	// RefusalFloor is the least time a refused sign-in takes, on the wall
-	// clock from when it gets its turn to check passwords, beyond the
+	// RefusalFloor is the least time a refused sign-in takes, on Clock
+	// from when it gets its turn to check passwords, beyond the
 	// estimated time of MaxSignInMembers password checks: the reads and
 	// writes of a refusal of that many members (default 60 ms; negative:
 	// refusals are not padded at all). So every refusal takes the time of
 	// the slowest, and the time tells neither whether an e-mail is a
 	// member's nor of how many developers.
 	RefusalFloor time.Duration
-	// MaxConcurrentChecks bounds the password checks and hashes
-	// (argon2id, 19 MiB and ~25 ms each) of sign-ins and password changes
+	// MaxConcurrentChecks bounds the password checks and hashes (by
+	// default 19 MiB and ~25 ms each) of sign-ins and password changes
 	// running at once (default 2 × GOMAXPROCS). A sign-in takes one turn
 	// and makes its checks one after another in it.
 	MaxConcurrentChecks int
 	// CheckWait is how long a sign-in or password change waits for a turn
 	// before ErrBusy (default 1 second).
 	CheckWait time.Duration
+	// Hasher hashes and checks passwords (default DefaultArgon2id: 19 MiB,
+	// 2 passes, 1 lane).
+	Hasher Hasher
+	// Clock measures password checks, for the estimate RefusalFloor adds
+	// to, and waits out the padding of refusals (default the wall clock).
+	// It is not NewService's now, which dates records, sign-ins and locks.
+	Clock Clock
+}
+
+// Clock is the time of password checks and of the padding of refusals.
+type Clock interface {
+	Now() time.Time
+	// Sleep returns after d, or as soon as ctx ends.
+	Sleep(ctx context.Context, d time.Duration)
+}
+
+// wallClock is the Clock of a running Hitch.
+type wallClock struct{}
+
+func (wallClock) Now() time.Time { return time.Now() }
+
+func (wallClock) Sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
 }
 
 // Service manages members and their sign-ins.
@@ -128,7 +156,8 @@ type Service struct {
 	costs costs
 }
 
-// NewService returns a Service; now is the clock.
+// NewService returns a Service; now is the clock that dates records,
+// sign-ins and locks.
 func NewService(st store.Store, log *audit.Log, now func() time.Time, cfg Config) *Service {
 	if cfg.IdleTimeout == 0 {
 		cfg.IdleTimeout = DefaultIdleTimeout
@@ -151,12 +180,18 @@ func NewService(st store.Store, log *audit.Log, now func() time.Time, cfg Config
 	if cfg.CheckWait <= 0 {
 		cfg.CheckWait = DefaultCheckWait
 	}
+	if cfg.Hasher == nil {
+		cfg.Hasher = DefaultArgon2id
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = wallClock{}
+	}
 	s := &Service{store: st, audit: log, now: now, cfg: cfg, checks: make(chan struct{}, cfg.MaxConcurrentChecks)}
 	s.dummyHash = sync.OnceValue(func() string {
 		// A hash costs what a check does: the first measure of one.
-		begin := time.Now()
-		phc := HashPassword(NewPassword())
-		s.costs.observe(time.Since(begin))
+		begin := cfg.Clock.Now()
+		phc := cfg.Hasher.Hash(NewPassword())
+		s.costs.observe(cfg.Clock.Now().Sub(begin))
 		return phc
 	})
 	return s
@@ -248,7 +283,7 @@ func (s *Service) Add(ctx context.Context, by *Principal, p AddParams, origin au
 	password := NewPassword()
 	now := s.now().UTC()
 	m := &store.Member{ID: uuid.NewString(), ClientID: client.ID, Email: email, Name: name, Role: p.Role,
-		PasswordHash: HashPassword(password), MustChangePassword: true, CreatedAt: now, UpdatedAt: now}
+		PasswordHash: s.cfg.Hasher.Hash(password), MustChangePassword: true, CreatedAt: now, UpdatedAt: now}
 	entry := audit.Entry{ClientID: client.ID, Environment: client.Environment, Action: audit.ActionMemberAdd,
 		Actor: OperatorActor, TargetType: audit.TargetMember, TargetName: &email, Origin: origin}
 	if by != nil {
@@ -384,7 +419,7 @@ func (s *Service) SignInTo(ctx context.Context, clientID, email, password string
 	}
 	defer release()
 	s.dummyHash() // the first sign-in measures a check before any deadline
-	deadline := time.Now().Add(s.refusalFloor())
+	deadline := s.cfg.Clock.Now().Add(s.refusalFloor())
 	signed, err := s.signIn(ctx, release, clientID, email, password, origin)
 	release() // if signIn returned before its checks ended; not held while padding
 	if errors.Is(err, ErrInvalidCredentials) {
@@ -412,15 +447,8 @@ func (s *Service) refusalFloor() time.Duration {
 
 // padUntil sleeps until deadline, or until ctx ends.
 func (s *Service) padUntil(ctx context.Context, deadline time.Time) {
-	rest := time.Until(deadline)
-	if rest <= 0 {
-		return
-	}
-	t := time.NewTimer(rest)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-ctx.Done():
+	if rest := deadline.Sub(s.cfg.Clock.Now()); rest > 0 {
+		s.cfg.Clock.Sleep(ctx, rest)
 	}
 }
 
@@ -451,7 +479,7 @@ func (s *Service) bounded(ctx context.Context, fn func()) error {
 	return nil
 }
 
-// check is CheckPassword in a turn of its own.
+// check is a password check in a turn of its own.
 func (s *Service) check(ctx context.Context, phc, password string) (ok bool, err error) {
 	if busy := s.bounded(ctx, func() { ok, err = s.checkNow(phc, password) }); busy != nil {
 		return false, busy
@@ -459,20 +487,20 @@ func (s *Service) check(ctx context.Context, phc, password string) (ok bool, err
 	return ok, err
 }
 
-// checkNow is CheckPassword, for a caller that holds a turn; it measures
-// checks of today's parameters for the refusal floor.
+// checkNow is a password check, for a caller that holds a turn; it
+// measures checks of today's parameters for the refusal floor.
 func (s *Service) checkNow(phc, password string) (bool, error) {
-	begin := time.Now()
-	ok, err := CheckPassword(phc, password)
-	if err == nil && hasCurrentParams(phc) {
-		s.costs.observe(time.Since(begin))
+	begin := s.cfg.Clock.Now()
+	ok, err := s.cfg.Hasher.Check(phc, password)
+	if err == nil && s.cfg.Hasher.Current(phc) {
+		s.costs.observe(s.cfg.Clock.Now().Sub(begin))
 	}
 	return ok, err
 }
 
-// hash is HashPassword within the bound of concurrent checks.
+// hash is a password hash within the bound of concurrent checks.
 func (s *Service) hash(ctx context.Context, password string) (phc string, err error) {
-	err = s.bounded(ctx, func() { phc = HashPassword(password) })
+	err = s.bounded(ctx, func() { phc = s.cfg.Hasher.Hash(password) })
 	return phc, err
 }
 

@@ -14,35 +14,56 @@ import (
 	"golang.org/x/crypto/argon2"
 )
 
-// Argon2id parameters: OWASP's first recommended set (19 MiB, 2 passes, 1
-// lane), about 25 ms a hash on a server core. Stored hashes carry their
-// own parameters, so raising these later keeps old hashes verifiable.
+// Hasher hashes passwords and checks them against their hashes. Argon2id
+// is the one Hitch uses; tests give it a cheaper cost, or wrap it to hold
+// a check while they look at what waits for it.
+type Hasher interface {
+	// Hash returns the PHC string of password, with a fresh salt.
+	Hash(password string) string
+	// Check reports whether password matches the PHC string, in time that
+	// does not depend on where they differ; an error if the string is not
+	// a hash the Hasher reads.
+	Check(phc, password string) (bool, error)
+	// Current reports whether the PHC string has the parameters Hash uses,
+	// and so costs what a check of a new hash costs.
+	Current(phc string) bool
+}
+
+// Argon2id is an argon2id cost. Stored hashes carry their own parameters,
+// so a hash of any cost verifies whatever the cost of new ones.
+type Argon2id struct {
+	Memory  uint32 // KiB
+	Time    uint32 // passes
+	Threads uint8  // lanes
+}
+
+// DefaultArgon2id is OWASP's first recommended set (19 MiB, 2 passes, 1
+// lane), about 25 ms a hash on a server core.
+var DefaultArgon2id = Argon2id{Memory: 19 * 1024, Time: 2, Threads: 1}
+
 const (
-	argonMemory  = 19 * 1024
-	argonTime    = 2
-	argonThreads = 1
 	argonKeyLen  = 32
 	argonSaltLen = 16
 )
 
 var errBadHash = errors.New("member: malformed password hash")
 
-// HashPassword returns the argon2id PHC string of password:
-// $argon2id$v=19$m=19456,t=2,p=1$<salt>$<hash>, base64 without padding.
-func HashPassword(password string) string {
+// Hash returns the argon2id PHC string of password:
+// $argon2id$v=19$m=<Memory>,t=<Time>,p=<Threads>$<salt>$<hash>, base64
+// without padding.
+func (a Argon2id) Hash(password string) string {
 	salt := make([]byte, argonSaltLen)
 	if _, err := rand.Read(salt); err != nil {
 		panic("member: crypto/rand failed: " + err.Error())
 	}
-	key := argon2.IDKey([]byte(password), salt, argonTime, argonMemory, argonThreads, argonKeyLen)
+	key := argon2.IDKey([]byte(password), salt, a.Time, a.Memory, a.Threads, argonKeyLen)
 	b64 := base64.RawStdEncoding
-	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version, argonMemory, argonTime, argonThreads,
-		b64.EncodeToString(salt), b64.EncodeToString(key))
+	return a.prefix() + b64.EncodeToString(salt) + "$" + b64.EncodeToString(key)
 }
 
-// CheckPassword reports whether password matches the PHC string, in time
-// that does not depend on where they differ.
-func CheckPassword(phc, password string) (bool, error) {
+// Check checks password against an argon2id PHC string of any cost, up to
+// 1 GiB and 16 passes.
+func (Argon2id) Check(phc, password string) (bool, error) {
 	parts := strings.Split(phc, "$")
 	if len(parts) != 6 || parts[1] != "argon2id" {
 		return false, errBadHash
@@ -68,6 +89,14 @@ func CheckPassword(phc, password string) (bool, error) {
 	}
 	got := argon2.IDKey([]byte(password), salt, passes, memory, threads, uint32(len(want)))
 	return subtle.ConstantTimeCompare(got, want) == 1, nil
+}
+
+// Current reports whether phc was made with a's parameters.
+func (a Argon2id) Current(phc string) bool { return strings.HasPrefix(phc, a.prefix()) }
+
+// prefix begins the hashes a makes.
+func (a Argon2id) prefix() string {
+	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$", argon2.Version, a.Memory, a.Time, a.Threads)
 }
 
 // NewPassword returns a generated password: 20 random bytes, base64url
@@ -100,10 +129,3 @@ func ValidatePassword(password string) error {
 	}
 	return nil
 }
-
-// currentParams begins the hashes HashPassword makes today.
-var currentParams = fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$", argon2.Version, argonMemory, argonTime, argonThreads)
-
-// hasCurrentParams reports whether a PHC string has today's parameters
-// (and so costs what a check of a new hash costs).
-func hasCurrentParams(phc string) bool { return strings.HasPrefix(phc, currentParams) }

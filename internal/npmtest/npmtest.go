@@ -1,5 +1,6 @@
 // Package npmtest installs npm packages for tests that check Hitch against
-// an implementation written by someone else, run under Node.js.
+// an implementation written by someone else, run under Node.js, and finds
+// the programs such tests run (node, npm, Chromium).
 package npmtest
 
 import (
@@ -23,11 +24,10 @@ var installMu sync.Mutex
 // shared by test runs and installs the packages there, once per content:
 // `npm ci` when a lock file is given, `npm install` otherwise. It returns
 // node's path and the directory. Without node or npm on PATH the test is
-// skipped, unless CI=true, where it fails: the check must not silently
-// disappear there.
+// skipped, unless CI=true, where it fails (RequireTool).
 func Install(t testing.TB, name string, files map[string][]byte) (node, dir string) {
 	t.Helper()
-	node = lookPath(t, "node", name)
+	node = RequireTool(t, "node", "Node.js, to run the checks against npm "+name)
 	names := make([]string, 0, len(files))
 	for f := range files {
 		names = append(names, f)
@@ -53,7 +53,7 @@ func Install(t testing.TB, name string, files map[string][]byte) (node, dir stri
 	if installed(dir) {
 		return node, dir
 	}
-	if err := install(lookPath(t, "npm", name), dir, files); err != nil {
+	if err := install(RequireTool(t, "npm", "Node.js, to run the checks against npm "+name), dir, files); err != nil {
 		t.Fatalf("npmtest: install %s: %v", name, err)
 	}
 	return node, dir
@@ -98,15 +98,19 @@ func install(npm, dir string, files map[string][]byte) error {
 	return nil
 }
 
-func lookPath(t testing.TB, program, name string) string {
+// RequireTool returns the path of program, a name looked up on PATH or a
+// path, for a test that runs it; install says what provides it. Without
+// it the test is skipped, saying so, unless CI=true, where it fails: the
+// check must not silently disappear there.
+func RequireTool(t testing.TB, program, install string) string {
 	t.Helper()
 	path, err := exec.LookPath(program)
 	if err == nil {
 		return path
 	}
-	msg := fmt.Sprintf("npmtest: %s is not on PATH; install Node.js to run the checks against npm %s", program, name)
+	msg := fmt.Sprintf("%s is missing (%v): install %s", program, err, install)
 	if os.Getenv("CI") == "true" {
-		t.Fatal(msg + " (required when CI=true)")
+		t.Fatal(msg + "; required when CI=true")
 	}
 	t.Skip(msg)
 	return ""

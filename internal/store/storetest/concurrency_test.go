@@ -31,9 +31,10 @@ func TestConcurrentMigrate(t *testing.T) {
 			return func() (store.Store, error) { return sqlite.Open(ctx, path) }
 		},
 		"postgres": func(t *testing.T) func() (store.Store, error) {
-			schema := storetest.NewSchema(t, storetest.PostgresURL())
+			url := storetest.RequirePostgres(t)
+			schema := storetest.NewSchema(t, url)
 			return func() (store.Store, error) {
-				return postgres.Open(ctx, storetest.PostgresURL(), postgres.Options{Schema: schema, MaxConns: 2})
+				return postgres.Open(ctx, url, postgres.Options{Schema: schema, MaxConns: 2})
 			}
 		},
 	}

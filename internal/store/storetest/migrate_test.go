@@ -27,8 +27,8 @@ func openUnmigrated(t *testing.T, backend string) *sqlstore.DB {
 	case "sqlite":
 		db, err = sqlite.Open(ctx, filepath.Join(t.TempDir(), "hitch.db"))
 	case "postgres":
-		db, err = postgres.Open(ctx, storetest.PostgresURL(), postgres.Options{Schema: storetest.NewSchema(t, storetest.PostgresURL()),
-			MaxConns: 4})
+		url := storetest.RequirePostgres(t)
+		db, err = postgres.Open(ctx, url, postgres.Options{Schema: storetest.NewSchema(t, url), MaxConns: 4})
 	}
 	if err != nil {
 		t.Fatal(err)

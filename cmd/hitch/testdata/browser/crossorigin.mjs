@@ -21,8 +21,8 @@ const pageURL = process.env.PAGE_URL;
 const pageOrigin = new URL(pageURL).origin;
 const out = process.env.OUT_DIR;
 // How long one step may wait. CI runs these beside every other package
-// under the race detector: on a slow 2-CPU VM a click once took over the
-// 15 s this used to be.
+// under the race detector, where on a slow 2-CPU VM a click can take over
+// 15 s.
 const timeout = 60000;
 
 function check(ok, what) {
@@ -116,8 +116,8 @@ try {
   // (a) A success message the page posts to itself is not the flow's, and
   // (c) neither is one from another frame on Hitch's origin. A page
   // listener added after the SDK's runs after it for the same message;
-  // once it has seen both forgeries, the SDK has handled them. The short
-  // wait after is for any callback the SDK might have put off.
+  // once it has seen both forgeries, the SDK has handled them (it calls
+  // the page's callbacks from its own listener, hitch.js onMessage).
   await page.evaluate(({ hitchURL }) => {
     window.forgedSeen = 0;
     window.addEventListener('message', (e) => {
@@ -135,7 +135,6 @@ try {
   check(new URL(decoy.url()).origin === hitchOrigin, 'the decoy frame is not on Hitch\'s origin: ' + decoy.url());
   await decoy.evaluate(() => window.parent.postMessage({ name: 'success', eventProperties: { merchant: 'Decoy', product: 'link' } }, '*'));
   await page.waitForFunction(() => window.forgedSeen === 2);
-  await page.waitForTimeout(300);
   const after = await page.evaluate(() => window.calls.filter((c) => c.cb === 'onSuccess' || c.cb === 'onError'));
   check(after.length === 1, 'forged messages reached the callbacks: ' + JSON.stringify(after));
   await page.evaluate(() => document.getElementById('decoy').remove());
@@ -186,7 +185,6 @@ try {
   await away.waitForLoadState();
   await away.evaluate(() => window.parent.postMessage({ name: 'success', eventProperties: { merchant: 'Away', product: 'link' } }, '*'));
   await page.waitForFunction(() => window.awaySeen === 1);
-  await page.waitForTimeout(300);
   const afterAway = await page.evaluate(() => window.calls.filter((c) => c.cb === 'onSuccess').length);
   check(afterAway === 1, `a success from the navigated frame reached onSuccess (${afterAway} calls)`);
   await page.evaluate(() => window.link.close());

@@ -16,8 +16,8 @@ const base = process.env.HITCH_URL;
 const out = process.env.OUT_DIR;
 const runID = process.env.RUN_ID;
 // How long one step may wait. CI runs these beside every other package
-// under the race detector: on a slow 2-CPU VM a click once took over the
-// 15 s this used to be.
+// under the race detector, where on a slow 2-CPU VM a click can take over
+// 15 s.
 const timeout = 60000;
 
 const viewports = [

@@ -33,10 +33,12 @@ const base = process.env.HITCH_URL;
 const clientId = process.env.CLIENT_ID;
 const out = process.env.OUT_DIR;
 // How long one step may wait. CI runs these beside every other package
-// under the race detector: on a slow 2-CPU VM a click once took over the
-// 15 s this used to be.
+// under the race detector, where on a slow 2-CPU VM a click can take over
+// 15 s.
 const timeout = 60000;
-// How long past a flow's timer the script looks again.
+// How long past a flow's timer the script looks again. This wait is the
+// test's subject: it checks that nothing happens once the timers are due,
+// which no event announces.
 const margin = 3000;
 
 // Seconds: long enough to open a flow and log in on a busy machine (15

@@ -24,7 +24,6 @@ import (
 	"github.com/hitchdev/hitch/internal/config"
 	"github.com/hitchdev/hitch/internal/npmtest"
 	"github.com/hitchdev/hitch/internal/store"
-	"github.com/hitchdev/hitch/internal/store/storetest"
 )
 
 // chromiumPath is Debian's Chromium, which CI installs (.ci/run).
@@ -607,12 +606,10 @@ func serveForBrowser(t *testing.T, db []string, clientID string, extraEnv ...str
 // HITCH_TEST_DATABASE_URL; failed when CI=true).
 func forEachBrowserStore(t *testing.T, fn func(t *testing.T, storeName string, db []string)) {
 	t.Helper()
-	for _, b := range storetest.Backends(t) {
-		t.Run(b.Name, func(t *testing.T) {
-			t.Parallel()
-			fn(t, b.Name, databaseEnv(t, b.Name))
-		})
-	}
+	forEachStore(t, func(t *testing.T, name string, env []string) {
+		t.Parallel()
+		fn(t, name, env)
+	})
 }
 
 // sqliteOnly is the SQLite store of databaseEnv, for a browser test whose

@@ -40,141 +40,139 @@ func TestCrashLosesNoEvent(t *testing.T) {
 		total  = 2000 // committed events the test makes
 		killAt = 1000 // committed events before the kill
 	)
-	for name, env := range databases(t) {
-		t.Run(name, func(t *testing.T) {
-			// In parallel: most of a run can be waiting for River to rescue
-			// the jobs the kill left running (docs/operations.md).
-			t.Parallel()
-			start := time.Now()
-			env := append(deliveryEnv(t, "crash_test_client"), env...)
-			rcv := newWebhookReceiver(func() time.Duration { return time.Duration(20+mrand.IntN(31)) * time.Millisecond })
-			srv := httptest.NewServer(rcv)
-			t.Cleanup(srv.Close)
+	forEachStore(t, func(t *testing.T, name string, env []string) {
+		// In parallel: most of a run can be waiting for River to rescue
+		// the jobs the kill left running (docs/operations.md).
+		t.Parallel()
+		start := time.Now()
+		env = append(deliveryEnv(t, "crash_test_client"), env...)
+		rcv := newWebhookReceiver(func() time.Duration { return time.Duration(20+mrand.IntN(31)) * time.Millisecond })
+		srv := httptest.NewServer(rcv)
+		t.Cleanup(srv.Close)
 
-			node := startHitch(t, env)
-			api := newHitchAPI("crash_test_client")
-			rcv.setSecret(api.createEndpoint(t, node.base, srv.URL))
+		node := startHitch(t, env)
+		api := newHitchAPI("crash_test_client")
+		rcv.setSecret(api.createEndpoint(t, node.base, srv.URL))
 
-			// Until killAt: create events, then kill the node from the goroutine
-			// that saw the killAt-th answer, while the others have requests in
-			// flight.
-			led := &eventLedger{committed: map[string]string{}, cutOff: map[string]bool{}}
-			var kill sync.Once
-			var backlogAtKill int
-			createTestEvents(t, api, []string{node.base}, led, total, killAt, func() {
-				kill.Do(func() {
-					led.kill(node.kill)
-					backlogAtKill = led.count() - rcv.distinct()
-				})
+		// Until killAt: create events, then kill the node from the goroutine
+		// that saw the killAt-th answer, while the others have requests in
+		// flight.
+		led := &eventLedger{committed: map[string]string{}, cutOff: map[string]bool{}}
+		var kill sync.Once
+		var backlogAtKill int
+		createTestEvents(t, api, []string{node.base}, led, total, killAt, func() {
+			kill.Do(func() {
+				led.kill(node.kill)
+				backlogAtKill = led.count() - rcv.distinct()
 			})
-			t.Logf("killed after %d committed events (%d requests cut off), %d not yet delivered, at %s",
-				led.count(), len(led.cutOff), backlogAtKill, time.Since(start).Round(time.Millisecond))
-			if backlogAtKill <= 0 {
-				t.Errorf("no delivery backlog at the kill: the test did not crash mid-delivery")
-			}
+		})
+		t.Logf("killed after %d committed events (%d requests cut off), %d not yet delivered, at %s",
+			led.count(), len(led.cutOff), backlogAtKill, time.Since(start).Round(time.Millisecond))
+		if backlogAtKill <= 0 {
+			t.Errorf("no delivery backlog at the kill: the test did not crash mid-delivery")
+		}
 
-			node = startHitch(t, env)
-			led.resume()
-			createTestEvents(t, api, []string{node.base}, led, total, 0, nil)
-			if led.count() != total {
-				t.Fatalf("%d committed events, want %d", led.count(), total)
-			}
+		node = startHitch(t, env)
+		led.resume()
+		createTestEvents(t, api, []string{node.base}, led, total, 0, nil)
+		if led.count() != total {
+			t.Fatalf("%d committed events, want %d", led.count(), total)
+		}
 
-			committed := led.ids()
-			if missing := rcv.waitFor(committed, 90*time.Second); len(missing) > 0 {
-				t.Fatalf("%d of %d committed events not delivered after 90 s; e.g. %s attempts: %s",
-					len(missing), len(committed), missing[0], api.attempts(t, node.base, missing[0]))
-			}
-			t.Logf("every committed event delivered at %s", time.Since(start).Round(time.Millisecond))
+		committed := led.ids()
+		if missing := rcv.waitFor(committed, 90*time.Second); len(missing) > 0 {
+			t.Fatalf("%d of %d committed events not delivered after 90 s; e.g. %s attempts: %s",
+				len(missing), len(committed), missing[0], api.attempts(t, node.base, missing[0]))
+		}
+		t.Logf("every committed event delivered at %s", time.Since(start).Round(time.Millisecond))
 
-			// The event list is the committed events and at most the ones whose
-			// request the kill cut off (they may have committed unanswered).
-			listed := api.listEvents(t, node.base)
-			var extra int
-			for id, ev := range listed {
-				if _, ok := led.committed[id]; ok {
-					continue
-				}
-				if ev.Type != "TEST" || !led.cutOff[ev.Payload.Data.Message] {
-					t.Errorf("listed event %s (%s %q) was never answered and was not cut off by the kill", id, ev.Type, ev.Payload.Data.Message)
-				}
-				extra++
+		// The event list is the committed events and at most the ones whose
+		// request the kill cut off (they may have committed unanswered).
+		listed := api.listEvents(t, node.base)
+		var extra int
+		for id, ev := range listed {
+			if _, ok := led.committed[id]; ok {
+				continue
 			}
-			for id := range led.committed {
-				if _, ok := listed[id]; !ok {
-					t.Errorf("committed event %s is not listed", id)
-				}
+			if ev.Type != "TEST" || !led.cutOff[ev.Payload.Data.Message] {
+				t.Errorf("listed event %s (%s %q) was never answered and was not cut off by the kill", id, ev.Type, ev.Payload.Data.Message)
 			}
-			if missing := rcv.waitFor(slices.Collect(maps.Keys(listed)), 10*time.Second); len(missing) > 0 {
-				t.Errorf("%d listed events not delivered, e.g. %s", len(missing), missing[0])
+			extra++
+		}
+		for id := range led.committed {
+			if _, ok := listed[id]; !ok {
+				t.Errorf("committed event %s is not listed", id)
 			}
+		}
+		if missing := rcv.waitFor(slices.Collect(maps.Keys(listed)), 10*time.Second); len(missing) > 0 {
+			t.Errorf("%d listed events not delivered, e.g. %s", len(missing), missing[0])
+		}
 
-			// A change that fails records no event and delivers nothing; an
-			// account that is disconnected already records nothing either. The
-			// disconnect that succeeds is the control: its delivery shows that
-			// the others would have arrived by then.
-			ctx := context.Background()
-			c := client.New(node.base, api.clientID, api.secret, client.WithHTTPClient(api.http))
-			// A link that starts no background work (a card switch would
-			// record CARD_FAILED when its card window ends).
-			if err := c.DevLinkAccount(ctx, &client.DevLinkRequest{ExternalUserID: "u1", MerchantID: 1,
-				Transactions: &client.DevTransactions{New: false}}); err != nil {
+		// A change that fails records no event and delivers nothing; an
+		// account that is disconnected already records nothing either. The
+		// disconnect that succeeds is the control: its delivery shows that
+		// the others would have arrived by then.
+		ctx := context.Background()
+		c := client.New(node.base, api.clientID, api.secret, client.WithHTTPClient(api.http))
+		// A link that starts no background work (a card switch would
+		// record CARD_FAILED when its card window ends).
+		if err := c.DevLinkAccount(ctx, &client.DevLinkRequest{ExternalUserID: "u1", MerchantID: 1,
+			Transactions: &client.DevTransactions{New: false}}); err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range []struct {
+			user     string
+			merchant int64
+			code     string
+		}{
+			{"u1", 2, "MERCHANT_ACCOUNT_NOT_FOUND"},
+			{"nobody", 1, "USER_NOT_FOUND"},
+		} {
+			var apiErr *client.Error
+			if err := c.DevDisconnectAccount(ctx, tc.user, tc.merchant); !errors.As(err, &apiErr) || apiErr.StatusCode != 404 || apiErr.Code != tc.code {
+				t.Errorf("disconnect %s at merchant %d: %v, want 404 %s", tc.user, tc.merchant, err, tc.code)
+			}
+		}
+		for range 2 {
+			if err := c.DevDisconnectAccount(ctx, "u1", 1); err != nil {
 				t.Fatal(err)
 			}
-			for _, tc := range []struct {
-				user     string
-				merchant int64
-				code     string
-			}{
-				{"u1", 2, "MERCHANT_ACCOUNT_NOT_FOUND"},
-				{"nobody", 1, "USER_NOT_FOUND"},
-			} {
-				var apiErr *client.Error
-				if err := c.DevDisconnectAccount(ctx, tc.user, tc.merchant); !errors.As(err, &apiErr) || apiErr.StatusCode != 404 || apiErr.Code != tc.code {
-					t.Errorf("disconnect %s at merchant %d: %v, want 404 %s", tc.user, tc.merchant, err, tc.code)
-				}
+		}
+		after := api.listEvents(t, node.base)
+		var added []string
+		for id, ev := range after {
+			if _, ok := listed[id]; !ok {
+				added = append(added, ev.Type)
 			}
-			for range 2 {
-				if err := c.DevDisconnectAccount(ctx, "u1", 1); err != nil {
-					t.Fatal(err)
-				}
+		}
+		if len(added) != 2 || !slices.Contains(added, "AUTHENTICATED") || !slices.Contains(added, "ACCOUNT_LOGIN_REQUIRED") {
+			t.Errorf("the account changes recorded %v, want one AUTHENTICATED and one ACCOUNT_LOGIN_REQUIRED", added)
+		}
+		if missing := rcv.waitFor(slices.Collect(maps.Keys(after)), 10*time.Second); len(missing) > 0 {
+			t.Errorf("%d events not delivered, e.g. %s", len(missing), missing[0])
+		}
+		// Every delivery job finished, those the kill left running too
+		// (River rescues them, and they deliver again): nothing more
+		// can arrive.
+		waitMetric(t, node.base, "hitch_webhook_queue_depth", 0, 2*time.Minute)
+		if n := rcv.ofType("ACCOUNT_LOGIN_REQUIRED"); n != 1 {
+			t.Errorf("%d ACCOUNT_LOGIN_REQUIRED events delivered, want 1", n)
+		}
+		for id := range rcv.received() {
+			if _, ok := after[id]; !ok {
+				t.Errorf("delivered %s, which is not a listed event", id)
 			}
-			after := api.listEvents(t, node.base)
-			var added []string
-			for id, ev := range after {
-				if _, ok := listed[id]; !ok {
-					added = append(added, ev.Type)
-				}
-			}
-			if len(added) != 2 || !slices.Contains(added, "AUTHENTICATED") || !slices.Contains(added, "ACCOUNT_LOGIN_REQUIRED") {
-				t.Errorf("the account changes recorded %v, want one AUTHENTICATED and one ACCOUNT_LOGIN_REQUIRED", added)
-			}
-			if missing := rcv.waitFor(slices.Collect(maps.Keys(after)), 10*time.Second); len(missing) > 0 {
-				t.Errorf("%d events not delivered, e.g. %s", len(missing), missing[0])
-			}
-			// Every delivery job finished, those the kill left running too
-			// (River rescues them, and they deliver again): nothing more
-			// can arrive.
-			waitMetric(t, node.base, "hitch_webhook_queue_depth", 0, 2*time.Minute)
-			if n := rcv.ofType("ACCOUNT_LOGIN_REQUIRED"); n != 1 {
-				t.Errorf("%d ACCOUNT_LOGIN_REQUIRED events delivered, want 1", n)
-			}
-			for id := range rcv.received() {
-				if _, ok := after[id]; !ok {
-					t.Errorf("delivered %s, which is not a listed event", id)
-				}
-			}
-			if n := rcv.badSignatures.Load(); n > 0 {
-				t.Errorf("%d deliveries failed signature verification", n)
-			}
-			extraNote := ""
-			if extra > 0 {
-				extraNote = fmt.Sprintf(" (%d of them committed although the kill cut off their answer)", extra)
-			}
-			t.Logf("%d events listed%s, %d deliveries, %d duplicates, total %s",
-				len(after), extraNote, rcv.deliveries(), rcv.duplicates(), time.Since(start).Round(time.Millisecond))
-		})
-	}
+		}
+		if n := rcv.badSignatures.Load(); n > 0 {
+			t.Errorf("%d deliveries failed signature verification", n)
+		}
+		extraNote := ""
+		if extra > 0 {
+			extraNote = fmt.Sprintf(" (%d of them committed although the kill cut off their answer)", extra)
+		}
+		t.Logf("%d events listed%s, %d deliveries, %d duplicates, total %s",
+			len(after), extraNote, rcv.deliveries(), rcv.duplicates(), time.Since(start).Round(time.Millisecond))
+	})
 }
 
 // TestScaleOutDeliversOnce runs two `hitch serve` nodes on one PostgreSQL
@@ -182,53 +180,51 @@ func TestCrashLosesNoEvent(t *testing.T) {
 // running any twice.
 func TestScaleOutDeliversOnce(t *testing.T) {
 	const total = 2000
-	for name, env := range databases(t) {
-		t.Run(name, func(t *testing.T) {
-			if name != "postgres" {
-				t.Skip("scale-out needs a shared PostgreSQL")
-			}
-			start := time.Now()
-			env := append(deliveryEnv(t, "scale_out_client"), env...)
-			rcv := newWebhookReceiver(nil)
-			srv := httptest.NewServer(rcv)
-			t.Cleanup(srv.Close)
+	forEachStore(t, func(t *testing.T, name string, env []string) {
+		if name != "postgres" {
+			t.Skip("scale-out needs a shared PostgreSQL")
+		}
+		start := time.Now()
+		env = append(deliveryEnv(t, "scale_out_client"), env...)
+		rcv := newWebhookReceiver(nil)
+		srv := httptest.NewServer(rcv)
+		t.Cleanup(srv.Close)
 
-			// One node first, so that the second finds the schema migrated and
-			// the development client made.
-			a := startHitch(t, env)
-			b := startHitch(t, env)
-			api := newHitchAPI("scale_out_client")
-			rcv.setSecret(api.createEndpoint(t, b.base, srv.URL))
+		// One node first, so that the second finds the schema migrated and
+		// the development client made.
+		a := startHitch(t, env)
+		b := startHitch(t, env)
+		api := newHitchAPI("scale_out_client")
+		rcv.setSecret(api.createEndpoint(t, b.base, srv.URL))
 
-			led := &eventLedger{committed: map[string]string{}, cutOff: map[string]bool{}}
-			createTestEvents(t, api, []string{a.base, b.base}, led, total, 0, nil)
-			if missing := rcv.waitFor(led.ids(), 60*time.Second); len(missing) > 0 {
-				t.Fatalf("%d of %d events not delivered after 60 s, e.g. %s", len(missing), total, missing[0])
-			}
-			// Every job finished, each with its one success recorded by
-			// one node or the other: no job can run a second time.
-			waitMetric(t, a.base, "hitch_webhook_queue_depth", 0, 30*time.Second)
-			const succeeded = `hitch_webhook_deliveries_total{outcome="succeeded"}`
-			eventually(t, "each delivery's success counted once", 10*time.Second, func() bool {
-				return metric(t, a.base, succeeded)+metric(t, b.base, succeeded) == total
-			})
-			if d := rcv.duplicates(); d > 0 {
-				t.Errorf("%d deliveries arrived twice", d)
-			}
-			if n := rcv.deliveries(); n != total {
-				t.Errorf("%d deliveries for %d events", n, total)
-			}
-			if n := rcv.badSignatures.Load(); n > 0 {
-				t.Errorf("%d deliveries failed signature verification", n)
-			}
-			na, nb := metric(t, a.base, succeeded), metric(t, b.base, succeeded)
-			if na == 0 || nb == 0 {
-				t.Errorf("deliveries by node: %v and %v, want both to work", na, nb)
-			}
-			t.Logf("%d events delivered by two nodes (%v + %v), %d duplicates, total %s",
-				total, na, nb, rcv.duplicates(), time.Since(start).Round(time.Millisecond))
+		led := &eventLedger{committed: map[string]string{}, cutOff: map[string]bool{}}
+		createTestEvents(t, api, []string{a.base, b.base}, led, total, 0, nil)
+		if missing := rcv.waitFor(led.ids(), 60*time.Second); len(missing) > 0 {
+			t.Fatalf("%d of %d events not delivered after 60 s, e.g. %s", len(missing), total, missing[0])
+		}
+		// Every job finished, each with its one success recorded by
+		// one node or the other: no job can run a second time.
+		waitMetric(t, a.base, "hitch_webhook_queue_depth", 0, 30*time.Second)
+		const succeeded = `hitch_webhook_deliveries_total{outcome="succeeded"}`
+		eventually(t, "each delivery's success counted once", 10*time.Second, func() bool {
+			return metric(t, a.base, succeeded)+metric(t, b.base, succeeded) == total
 		})
-	}
+		if d := rcv.duplicates(); d > 0 {
+			t.Errorf("%d deliveries arrived twice", d)
+		}
+		if n := rcv.deliveries(); n != total {
+			t.Errorf("%d deliveries for %d events", n, total)
+		}
+		if n := rcv.badSignatures.Load(); n > 0 {
+			t.Errorf("%d deliveries failed signature verification", n)
+		}
+		na, nb := metric(t, a.base, succeeded), metric(t, b.base, succeeded)
+		if na == 0 || nb == 0 {
+			t.Errorf("deliveries by node: %v and %v, want both to work", na, nb)
+		}
+		t.Logf("%d events delivered by two nodes (%v + %v), %d duplicates, total %s",
+			total, na, nb, rcv.duplicates(), time.Since(start).Round(time.Millisecond))
+	})
 }
 
 // deliveryEnv is the configuration the delivery tests run nodes with: a

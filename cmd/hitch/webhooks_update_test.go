@@ -40,108 +40,106 @@ func cliEndpoint(t *testing.T, env []string, args ...string) string {
 // exit 1, and change and record nothing.
 func TestWebhooksUpdateCommand(t *testing.T) {
 	t.Parallel()
-	for name, env := range databases(t) {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			acme, other := cliClient(t, env, "--name", "Acme"), cliClient(t, env, "--name", "Other")
-			id := cliEndpoint(t, env, "--client-id", acme, "--url", "http://127.0.0.1:9/hooks", "--events", "ACCOUNT_LOGIN_REQUIRED,AUTHENTICATED")
-			otherID := cliEndpoint(t, env, "--client-id", other, "--url", "http://127.0.0.1:9/other")
-			update := func(args ...string) (int, string, string) {
-				t.Helper()
-				return cli(t, env, append([]string{"webhooks", "update", "--client-id", acme, "--id", id}, args...)...)
+	forEachStore(t, func(t *testing.T, name string, env []string) {
+		t.Parallel()
+		acme, other := cliClient(t, env, "--name", "Acme"), cliClient(t, env, "--name", "Other")
+		id := cliEndpoint(t, env, "--client-id", acme, "--url", "http://127.0.0.1:9/hooks", "--events", "ACCOUNT_LOGIN_REQUIRED,AUTHENTICATED")
+		otherID := cliEndpoint(t, env, "--client-id", other, "--url", "http://127.0.0.1:9/other")
+		update := func(args ...string) (int, string, string) {
+			t.Helper()
+			return cli(t, env, append([]string{"webhooks", "update", "--client-id", acme, "--id", id}, args...)...)
+		}
+		listed := func() endpointRow {
+			t.Helper()
+			code, out, stderr := cli(t, env, "webhooks", "list", "--client-id", acme, "--json")
+			var rows []endpointRow
+			if code != 0 || json.Unmarshal([]byte(out), &rows) != nil || len(rows) != 1 {
+				t.Fatalf("list: %d %q %q", code, out, stderr)
 			}
-			listed := func() endpointRow {
-				t.Helper()
-				code, out, stderr := cli(t, env, "webhooks", "list", "--client-id", acme, "--json")
-				var rows []endpointRow
-				if code != 0 || json.Unmarshal([]byte(out), &rows) != nil || len(rows) != 1 {
-					t.Fatalf("list: %d %q %q", code, out, stderr)
-				}
-				return rows[0]
-			}
+			return rows[0]
+		}
 
-			// The URL alone: the filter stays.
-			code, out, stderr := update("--url", "http://127.0.0.1:9/v2")
-			if code != 0 || out != "id:     "+id+"\nurl:    http://127.0.0.1:9/v2\nevents: ACCOUNT_LOGIN_REQUIRED,AUTHENTICATED\nstatus: enabled\n" {
-				t.Fatalf("update --url: %d %q %q", code, out, stderr)
-			}
-			// The filter alone, as JSON: the URL stays.
-			code, out, stderr = update("--events", "CARD_UPDATED, CARD_FAILED,CARD_UPDATED", "--json")
-			var row endpointRow
-			if code != 0 || json.Unmarshal([]byte(out), &row) != nil || row.ID != id || row.URL != "http://127.0.0.1:9/v2" ||
-				!slices.Equal(row.Events, []string{"CARD_UPDATED", "CARD_FAILED"}) || row.Status != "enabled" {
-				t.Fatalf("update --events --json: %d %q %q", code, out, stderr)
-			}
-			// Both, and every event again.
-			if code, out, stderr := update("--url", "http://127.0.0.1:9/v3", "--events", "all"); code != 0 || !strings.Contains(out, "events: all\n") {
-				t.Fatalf("update --url --events all: %d %q %q", code, out, stderr)
-			}
-			if ep := listed(); ep.URL != "http://127.0.0.1:9/v3" || len(ep.Events) != 0 {
-				t.Fatalf("after the updates: %+v", ep)
-			}
+		// The URL alone: the filter stays.
+		code, out, stderr := update("--url", "http://127.0.0.1:9/v2")
+		if code != 0 || out != "id:     "+id+"\nurl:    http://127.0.0.1:9/v2\nevents: ACCOUNT_LOGIN_REQUIRED,AUTHENTICATED\nstatus: enabled\n" {
+			t.Fatalf("update --url: %d %q %q", code, out, stderr)
+		}
+		// The filter alone, as JSON: the URL stays.
+		code, out, stderr = update("--events", "CARD_UPDATED, CARD_FAILED,CARD_UPDATED", "--json")
+		var row endpointRow
+		if code != 0 || json.Unmarshal([]byte(out), &row) != nil || row.ID != id || row.URL != "http://127.0.0.1:9/v2" ||
+			!slices.Equal(row.Events, []string{"CARD_UPDATED", "CARD_FAILED"}) || row.Status != "enabled" {
+			t.Fatalf("update --events --json: %d %q %q", code, out, stderr)
+		}
+		// Both, and every event again.
+		if code, out, stderr := update("--url", "http://127.0.0.1:9/v3", "--events", "all"); code != 0 || !strings.Contains(out, "events: all\n") {
+			t.Fatalf("update --url --events all: %d %q %q", code, out, stderr)
+		}
+		if ep := listed(); ep.URL != "http://127.0.0.1:9/v3" || len(ep.Events) != 0 {
+			t.Fatalf("after the updates: %+v", ep)
+		}
 
-			for _, c := range []struct {
-				args []string
-				want string
-			}{
-				{[]string{"--client-id", acme, "--id", "we_nope", "--url", "http://127.0.0.1:9/x"}, `no endpoint with that --id for client "` + acme + `"`},
-				{[]string{"--client-id", acme, "--id", otherID, "--url", "http://127.0.0.1:9/x"}, `no endpoint with that --id for client "` + acme + `"`},
-				{[]string{"--client-id", acme, "--id", id, "--url", "ftp://x"}, "webhooks update: --url "},
-				{[]string{"--client-id", acme, "--id", id, "--url", ""}, "webhooks update: --url is required"},
-				{[]string{"--client-id", acme, "--id", id, "--events", "CARD_UPDATED,NOPE"}, `webhooks update: --events has an unknown event type "NOPE"`},
-				{[]string{"--client-id", acme, "--id", id, "--events", ""}, "webhooks update: --events is empty"},
-				{[]string{"--client-id", acme, "--id", id}, "webhooks update: give --url, --events or both"},
-				{[]string{"--client-id", acme, "--url", "http://127.0.0.1:9/x"}, "webhooks update: --id is required"},
-				{[]string{"--client-id", "nobody-here", "--id", id, "--url", "http://127.0.0.1:9/x"}, `webhooks update: no client "nobody-here"`},
-				{[]string{"--id", id, "--url", "http://127.0.0.1:9/x"}, "webhooks update: --client-id is required"},
-			} {
-				code, _, stderr := cli(t, env, append([]string{"webhooks", "update"}, c.args...)...)
-				if code != 1 || !strings.Contains(stderr, c.want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
-					t.Errorf("update %v: %d %q, want one line with %q", c.args, code, stderr, c.want)
-				}
+		for _, c := range []struct {
+			args []string
+			want string
+		}{
+			{[]string{"--client-id", acme, "--id", "we_nope", "--url", "http://127.0.0.1:9/x"}, `no endpoint with that --id for client "` + acme + `"`},
+			{[]string{"--client-id", acme, "--id", otherID, "--url", "http://127.0.0.1:9/x"}, `no endpoint with that --id for client "` + acme + `"`},
+			{[]string{"--client-id", acme, "--id", id, "--url", "ftp://x"}, "webhooks update: --url "},
+			{[]string{"--client-id", acme, "--id", id, "--url", ""}, "webhooks update: --url is required"},
+			{[]string{"--client-id", acme, "--id", id, "--events", "CARD_UPDATED,NOPE"}, `webhooks update: --events has an unknown event type "NOPE"`},
+			{[]string{"--client-id", acme, "--id", id, "--events", ""}, "webhooks update: --events is empty"},
+			{[]string{"--client-id", acme, "--id", id}, "webhooks update: give --url, --events or both"},
+			{[]string{"--client-id", acme, "--url", "http://127.0.0.1:9/x"}, "webhooks update: --id is required"},
+			{[]string{"--client-id", "nobody-here", "--id", id, "--url", "http://127.0.0.1:9/x"}, `webhooks update: no client "nobody-here"`},
+			{[]string{"--id", id, "--url", "http://127.0.0.1:9/x"}, "webhooks update: --client-id is required"},
+		} {
+			code, _, stderr := cli(t, env, append([]string{"webhooks", "update"}, c.args...)...)
+			if code != 1 || !strings.Contains(stderr, c.want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+				t.Errorf("update %v: %d %q, want one line with %q", c.args, code, stderr, c.want)
 			}
-			if ep := listed(); ep.URL != "http://127.0.0.1:9/v3" || len(ep.Events) != 0 {
-				t.Fatalf("a refused update changed the endpoint: %+v", ep)
-			}
-			if _, out, _ := cli(t, env, "webhooks", "list", "--client-id", other); !strings.Contains(out, "http://127.0.0.1:9/other") {
-				t.Fatalf("another developer's endpoint changed: %q", out)
-			}
+		}
+		if ep := listed(); ep.URL != "http://127.0.0.1:9/v3" || len(ep.Events) != 0 {
+			t.Fatalf("a refused update changed the endpoint: %+v", ep)
+		}
+		if _, out, _ := cli(t, env, "webhooks", "list", "--client-id", other); !strings.Contains(out, "http://127.0.0.1:9/other") {
+			t.Fatalf("another developer's endpoint changed: %q", out)
+		}
 
-			// In production the URL rules of --env production apply.
-			prodEnv := append([]string{"HITCH_MASTER_KEY=" + devMasterKey(t, env)}, env...)
-			prod := cliClient(t, prodEnv, "--name", "Prod", "--env", "production")
-			prodID := cliEndpoint(t, prodEnv, "--env", "production", "--client-id", prod, "--url", "https://93.184.215.14/hooks")
-			if code, _, stderr := cli(t, prodEnv, "webhooks", "update", "--env", "production", "--client-id", prod, "--id", prodID,
-				"--url", "https://127.0.0.1/hooks"); code != 1 || !strings.Contains(stderr, "--url host is a loopback address") {
-				t.Errorf("production loopback URL: %d %q", code, stderr)
-			}
+		// In production the URL rules of --env production apply.
+		prodEnv := append([]string{"HITCH_MASTER_KEY=" + devMasterKey(t, env)}, env...)
+		prod := cliClient(t, prodEnv, "--name", "Prod", "--env", "production")
+		prodID := cliEndpoint(t, prodEnv, "--env", "production", "--client-id", prod, "--url", "https://93.184.215.14/hooks")
+		if code, _, stderr := cli(t, prodEnv, "webhooks", "update", "--env", "production", "--client-id", prod, "--id", prodID,
+			"--url", "https://127.0.0.1/hooks"); code != 1 || !strings.Contains(stderr, "--url host is a loopback address") {
+			t.Errorf("production loopback URL: %d %q", code, stderr)
+		}
 
-			// Each update is one webhook.edit record by the operator, named by
-			// the URL after it; refusals recorded nothing.
-			a := openTestApp(t, env)
-			for clientID, urls := range map[string][]string{
-				acme:  {"http://127.0.0.1:9/v3", "http://127.0.0.1:9/v2", "http://127.0.0.1:9/v2"}, // newest first
-				other: nil,
-				prod:  nil,
-			} {
-				page, err := audit.List(context.Background(), a.Store, audit.ListParams{ClientID: clientID, Limit: 100})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if len(page.Records) != len(urls) {
-					t.Fatalf("client %s has %d audit records, want %d", clientID, len(page.Records), len(urls))
-				}
-				for i, r := range page.Records {
-					if r.Action != "webhook.edit" || r.Outcome != "success" || r.ActorName != "hitch webhooks update (operator)" ||
-						r.ActorEmail != "" || r.TargetType != "webhook_endpoint" || r.TargetName == nil || *r.TargetName != urls[i] ||
-						r.UserAgent != "hitch webhooks update" || r.IP != "" || r.Environment != "development" {
-						t.Errorf("record %d: %+v", i, r)
-					}
+		// Each update is one webhook.edit record by the operator, named by
+		// the URL after it; refusals recorded nothing.
+		a := openTestApp(t, env)
+		for clientID, urls := range map[string][]string{
+			acme:  {"http://127.0.0.1:9/v3", "http://127.0.0.1:9/v2", "http://127.0.0.1:9/v2"}, // newest first
+			other: nil,
+			prod:  nil,
+		} {
+			page, err := audit.List(context.Background(), a.Store, audit.ListParams{ClientID: clientID, Limit: 100})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(page.Records) != len(urls) {
+				t.Fatalf("client %s has %d audit records, want %d", clientID, len(page.Records), len(urls))
+			}
+			for i, r := range page.Records {
+				if r.Action != "webhook.edit" || r.Outcome != "success" || r.ActorName != "hitch webhooks update (operator)" ||
+					r.ActorEmail != "" || r.TargetType != "webhook_endpoint" || r.TargetName == nil || *r.TargetName != urls[i] ||
+					r.UserAgent != "hitch webhooks update" || r.IP != "" || r.Environment != "development" {
+					t.Errorf("record %d: %+v", i, r)
 				}
 			}
-			if code, out, stderr := cli(t, env, "audit", "verify", "--client-id", acme); code != 0 || !strings.Contains(out, "\t3 records\tok") {
-				t.Fatalf("verify: %d %q %q", code, out, stderr)
-			}
-		})
-	}
+		}
+		if code, out, stderr := cli(t, env, "audit", "verify", "--client-id", acme); code != 0 || !strings.Contains(out, "\t3 records\tok") {
+			t.Fatalf("verify: %d %q %q", code, out, stderr)
+		}
+	})
 }

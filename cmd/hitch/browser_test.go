@@ -55,7 +55,7 @@ func testBrowserLinkFlow(t *testing.T, node, scripts, storeName string, db []str
 	artifacts := browserArtifacts(t, "flow-"+storeName+"-")
 	const clientID = "browser_client_01"
 	base, env, logs := serveForBrowser(t, db, clientID, "HITCH_WEBHOOK_RETRY_SCHEDULE=0s,200ms,500ms")
-	api := newHitchAPI(clientID)
+	api := newHitchAPI(t, clientID)
 
 	hooks := &hookRecorder{}
 	receiver := httptest.NewServer(hooks)
@@ -166,7 +166,7 @@ func TestBrowserLinkCrossOrigin(t *testing.T) {
 	if !strings.HasPrefix(base, "http://127.0.0.1:") {
 		t.Fatalf("hitch listens on %s, want 127.0.0.1 (the page is served as localhost)", base)
 	}
-	api := newHitchAPI(clientID)
+	api := newHitchAPI(t, clientID)
 
 	// The developer's server creates the session and puts it in its page.
 	userID := fmt.Sprintf("cross-%d", time.Now().UnixNano())
@@ -395,7 +395,7 @@ func testBrowserDashboard(t *testing.T, node, scripts, storeName string, db []st
 	artifacts := browserArtifacts(t, "dashboard-"+storeName+"-")
 	const clientID = "browser_dash_01"
 	base, env, logs := serveForBrowser(t, db, clientID)
-	api := newHitchAPI(clientID)
+	api := newHitchAPI(t, clientID)
 
 	// Something to look at: an endpoint, a test event, a user with a
 	// linked account and its transactions; and an earlier day's audit

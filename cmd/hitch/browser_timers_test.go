@@ -32,7 +32,7 @@ func TestBrowserLinkEndStopsTimers(t *testing.T) {
 
 	const clientID = "browser_timers_01"
 	base, env, logs := serveForBrowser(t, sqliteOnly(t), clientID)
-	api := newHitchAPI(clientID)
+	api := newHitchAPI(t, clientID)
 	// The script asks for each session as it opens its flow (POST
 	// ?in=<duration>), so that Chromium's start is not taken from the
 	// session's time.

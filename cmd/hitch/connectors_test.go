@@ -97,7 +97,7 @@ func TestConnectorCredentialsOnServe(t *testing.T) {
 			req, _ := http.NewRequest("POST", "http://"+addr+"/internal/ingest/transactions", strings.NewReader(body))
 			req.Header.Set("Content-Type", "application/json")
 			req.SetBasicAuth(user, secret)
-			resp, err := http.DefaultClient.Do(req)
+			resp, err := validatedClient(t, http.DefaultTransport).Do(req)
 			if err != nil {
 				t.Fatal(err)
 			}

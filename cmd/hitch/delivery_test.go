@@ -51,7 +51,7 @@ func TestCrashLosesNoEvent(t *testing.T) {
 		t.Cleanup(srv.Close)
 
 		node := startHitch(t, env)
-		api := newHitchAPI("crash_test_client")
+		api := newHitchAPI(t, "crash_test_client")
 		rcv.setSecret(api.createEndpoint(t, node.base, srv.URL))
 
 		// Until killAt: create events, then kill the node from the goroutine
@@ -194,7 +194,7 @@ func TestScaleOutDeliversOnce(t *testing.T) {
 		// the development client made.
 		a := startHitch(t, env)
 		b := startHitch(t, env)
-		api := newHitchAPI("scale_out_client")
+		api := newHitchAPI(t, "scale_out_client")
 		rcv.setSecret(api.createEndpoint(t, b.base, srv.URL))
 
 		led := &eventLedger{committed: map[string]string{}, cutOff: map[string]bool{}}
@@ -458,9 +458,9 @@ type hitchAPI struct {
 	secret   string
 }
 
-func newHitchAPI(clientID string) *hitchAPI {
+func newHitchAPI(t testing.TB, clientID string) *hitchAPI {
 	return &hitchAPI{
-		http:     &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 32}},
+		http:     validatedClient(t, &http.Transport{MaxIdleConnsPerHost: 32}),
 		clientID: clientID,
 		secret:   deliveryDevSecret,
 	}
@@ -702,7 +702,7 @@ func eventually(t *testing.T, what string, timeout time.Duration, check func() b
 // 0 when absent.
 func metric(t *testing.T, base, sample string) float64 {
 	t.Helper()
-	resp, err := http.Get(base + "/metrics")
+	resp, err := validatedClient(t, http.DefaultTransport).Get(base + "/metrics")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hitchdev/hitch/internal/api/apitest"
 	"github.com/hitchdev/hitch/internal/store/storetest"
 )
 
@@ -22,6 +23,12 @@ func cli(t *testing.T, env []string, args ...string) (code int, stdout, stderr s
 	var out, errOut bytes.Buffer
 	code = run(context.Background(), args, env, &out, &errOut)
 	return code, out.String(), errOut.String()
+}
+
+// validatedClient is an HTTP client whose every answer is checked against
+// openapi.yaml (internal/api/apitest), sending through next.
+func validatedClient(t testing.TB, next http.RoundTripper) *http.Client {
+	return &http.Client{Timeout: 30 * time.Second, Transport: apitest.Load(t).Transport(t, next)}
 }
 
 // forEachStore runs fn as a subtest, named after the store, with the
@@ -173,7 +180,7 @@ func TestServe(t *testing.T) {
 
 		req, _ := http.NewRequest("GET", base+"/jwe/key", nil)
 		req.SetBasicAuth(clientID, secret)
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := validatedClient(t, http.DefaultTransport).Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -218,7 +225,7 @@ func TestServeFixedDevCredentials(t *testing.T) {
 	addr := waitFor(t, logs, regexp.MustCompile(`addr=(\S+)`))
 	req, _ := http.NewRequest("GET", "http://"+addr+"/jwe/key", nil)
 	req.SetBasicAuth("fixed_client_01", secret)
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := validatedClient(t, http.DefaultTransport).Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

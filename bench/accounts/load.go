@@ -26,13 +26,20 @@ type target struct {
 }
 
 // measureTarget loads t for the warm-up and measured phases while sampling
-// its server's resident memory.
+// its server's resident memory, and meters the CPU time its server (and on
+// PostgreSQL the database's processes) use in the measured phase.
 func measureTarget(ctx context.Context, t target, o options) (targetResult, error) {
 	sampler := proc.SampleRSS(t.server.PID())
+	readers := []proc.CPUReader{proc.OfProcess(t.server.PID())}
+	if t.store == "postgres" {
+		readers = append(readers, proc.OfCommand("postgres"))
+	}
+	meter := proc.MeterCPU(time.Now().Add(o.warmup), readers...)
 	stats, err := loadgen.Run(ctx, loadgen.Load{
 		Method: t.method, URL: t.url, Body: t.body, User: t.user, Pass: t.pass, Want: t.want,
 		Conns: o.conns, Warmup: o.warmup, Duration: o.duration, RequestTimeout: requestTimeout,
 	})
+	cpu := meter.Stop()
 	peak := sampler.Stop()
 	hwm, _ := proc.StatusBytes(t.server.PID(), "VmHWM")
 	if err != nil {
@@ -43,5 +50,5 @@ func measureTarget(ctx context.Context, t target, o options) (targetResult, erro
 		return targetResult{}, t.server.ExitErr("under load")
 	default:
 	}
-	return newTargetResult(t, o.conns, stats, peak, hwm), nil
+	return newTargetResult(t, o.conns, stats, peak, hwm, cpu), nil
 }

@@ -33,8 +33,11 @@ type report struct {
 	ColdStart       coldStart           `json:"cold_start"`
 	Results         []targetResult      `json:"results"`
 	// HitchBarePercent is Hitch's req/s as a percentage of the bare handler's.
-	HitchBarePercent float64  `json:"hitch_bare_throughput_percent"`
-	Notes            []string `json:"notes,omitempty"`
+	HitchBarePercent float64 `json:"hitch_bare_throughput_percent"`
+	// HitchBareCPU is Hitch's server CPU time per request (its own, plus
+	// PostgreSQL's) over the bare handler's.
+	HitchBareCPU float64  `json:"hitch_bare_cpu_ratio"`
+	Notes        []string `json:"notes,omitempty"`
 
 	ep endpoint
 }
@@ -67,6 +70,11 @@ type targetResult struct {
 	ConnectionsDialed int64            `json:"connections_dialed"`
 	PeakRSSBytes      int64            `json:"peak_rss_bytes"`
 	VmHWMBytes        int64            `json:"vm_hwm_bytes"`
+	// CPUMicrosPerReq is the server process's CPU time per measured
+	// request, and DatabaseCPUMicrosPerReq that of PostgreSQL's processes
+	// (Hitch on PostgreSQL only); -1 where /proc could not be read.
+	CPUMicrosPerReq         float64 `json:"cpu_us_per_req"`
+	DatabaseCPUMicrosPerReq float64 `json:"database_cpu_us_per_req,omitempty"`
 }
 
 func newReport(o options, store string) *report {
@@ -97,7 +105,7 @@ func newColdStart(times []time.Duration) coldStart {
 	return c
 }
 
-func newTargetResult(t target, conns int, s *loadgen.Stats, peakRSS, hwm int64) targetResult {
+func newTargetResult(t target, conns int, s *loadgen.Stats, peakRSS, hwm int64, cpuSeconds []float64) targetResult {
 	r := targetResult{
 		Target:            t.name,
 		Store:             t.store,
@@ -113,6 +121,16 @@ func newTargetResult(t target, conns int, s *loadgen.Stats, peakRSS, hwm int64) 
 		ConnectionsDialed: s.Dials,
 		PeakRSSBytes:      peakRSS,
 		VmHWMBytes:        hwm,
+	}
+	perReq := func(seconds float64) float64 {
+		if seconds < 0 || r.Requests == 0 {
+			return -1
+		}
+		return seconds * 1e6 / float64(r.Requests)
+	}
+	r.CPUMicrosPerReq = perReq(cpuSeconds[0])
+	if len(cpuSeconds) > 1 {
+		r.DatabaseCPUMicrosPerReq = perReq(cpuSeconds[1])
 	}
 	if r.Errors = s.Failures.Count(); r.Errors > 0 {
 		r.ErrorKinds = s.Failures.ByKind
@@ -146,6 +164,9 @@ func (r *report) finish(hitchLogs map[string][]string) {
 	if okBare && okHitch && bare.ReqPerSec > 0 {
 		r.HitchBarePercent = 100 * hitchRes.ReqPerSec / bare.ReqPerSec
 	}
+	if okBare && okHitch && bare.CPUMicrosPerReq > 0 && hitchRes.CPUMicrosPerReq >= 0 {
+		r.HitchBareCPU = (hitchRes.CPUMicrosPerReq + max(hitchRes.DatabaseCPUMicrosPerReq, 0)) / bare.CPUMicrosPerReq
+	}
 	for _, res := range r.Results {
 		if res.Errors > 0 {
 			r.Notes = append(r.Notes, fmt.Sprintf("%s: %d failed requests %v; first: %s", res.Target, res.Errors, res.ErrorKinds, res.FirstError))
@@ -168,22 +189,30 @@ func (r *report) writeMarkdown(w io.Writer) {
 	fmt.Fprintf(bw, "- load: closed loop on 127.0.0.1, %d connections, %gs warm-up, %gs measured per target\n\n",
 		r.Conns, r.WarmupSeconds, r.DurationSeconds)
 
-	fmt.Fprintln(bw, "| target | store | conns | req/s | p50 | p90 | p99 | max | errors | peak RSS |")
-	fmt.Fprintln(bw, "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|")
+	fmt.Fprintln(bw, "| target | store | conns | req/s | p50 | p90 | p99 | max | errors | peak RSS | server CPU/req | database CPU/req |")
+	fmt.Fprintln(bw, "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
 	for _, res := range r.Results {
-		fmt.Fprintf(bw, "| %s | %s | %d | %.0f | %s | %s | %s | %s | %d | %s |\n",
+		fmt.Fprintf(bw, "| %s | %s | %d | %.0f | %s | %s | %s | %s | %d | %s | %s | %s |\n",
 			res.Target, res.Store, res.Conns, res.ReqPerSec,
 			benchreport.FmtMs(res.P50Ms), benchreport.FmtMs(res.P90Ms), benchreport.FmtMs(res.P99Ms), benchreport.FmtMs(res.MaxMs),
-			res.Errors, benchreport.FmtMiB(res.PeakRSSBytes))
+			res.Errors, benchreport.FmtMiB(res.PeakRSSBytes), fmtMicros(res.CPUMicrosPerReq), fmtMicros(res.DatabaseCPUMicrosPerReq))
 	}
 	fmt.Fprintln(bw)
-	fmt.Fprintf(bw, "hitch/bare throughput: %.0f%%\n\n", r.HitchBarePercent)
+	fmt.Fprintf(bw, "hitch/bare throughput: %.0f%%; hitch/bare server CPU per request: %.1f×\n\n", r.HitchBarePercent, r.HitchBareCPU)
 	fmt.Fprintf(bw, "- cold start (%s): %s\n", r.Store, r.ColdStart)
 	fmt.Fprintf(bw, "- VmHWM at the end: %s\n", r.hwmLine())
 	fmt.Fprintf(bw, "- targets%s: %s\n", r.targetsScope(), strings.Join(r.targetChecks(), "; "))
 	for _, note := range r.Notes {
 		fmt.Fprintf(bw, "- note: %s\n", note)
 	}
+}
+
+// fmtMicros formats a CPU time per request; a dash where none was read.
+func fmtMicros(us float64) string {
+	if us <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f µs", us)
 }
 
 func (c coldStart) String() string {

@@ -124,7 +124,7 @@ func measureBare(ctx context.Context, bare *bareDecrypts, h *proc.Child, o optio
 	if err != nil {
 		return result{}, err
 	}
-	return newResult(stats, meter.stop(), cpuBench), nil
+	return newResult(stats, meter.Stop(), cpuBench), nil
 }
 
 // measureHitch loads Hitch, metering its CPU, the load generator's and the
@@ -142,9 +142,9 @@ func measureHitch(ctx context.Context, load cardLoad, h *proc.Child, o options) 
 		return result{}, h.ExitErr("under load")
 	default:
 	}
-	res := newResult(stats, meter.stop(), cpuHitch)
+	res := newResult(stats, meter.Stop(), cpuHitch)
 	res.PeakRSSBytes = peak
-	if res.Drain, err = waitIdle(ctx, processCPU(h.PID())); err != nil {
+	if res.Drain, err = waitIdle(ctx, proc.OfProcess(h.PID())); err != nil {
 		return result{}, err
 	}
 	return res, nil
@@ -162,7 +162,7 @@ const (
 
 // waitIdle returns how long, after the load, the process read stayed
 // busy, and the CPU it used meanwhile; zeros where its CPU cannot be read.
-func waitIdle(ctx context.Context, read cpuReader) (drain, error) {
+func waitIdle(ctx context.Context, read proc.CPUReader) (drain, error) {
 	first, err := read()
 	if err != nil {
 		return drain{}, nil
@@ -190,6 +190,6 @@ func waitIdle(ctx context.Context, read cpuReader) (drain, error) {
 // newPhaseMeter meters, from the end of the warm-up about to start, the
 // CPU of Hitch, of this process and of the machine, in the order newResult
 // takes them.
-func newPhaseMeter(warmup time.Duration, h *proc.Child) *cpuMeter {
-	return meterCPU(time.Now().Add(warmup), processCPU(h.PID()), processCPU(os.Getpid()), proc.MachineCPU)
+func newPhaseMeter(warmup time.Duration, h *proc.Child) *proc.CPUMeter {
+	return proc.MeterCPU(time.Now().Add(warmup), proc.OfProcess(h.PID()), proc.OfProcess(os.Getpid()), proc.MachineCPU)
 }

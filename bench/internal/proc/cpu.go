@@ -96,3 +96,76 @@ func parseTicks(s string) (int64, error) {
 	}
 	return n, nil
 }
+
+// CPUReader reads a CPU time that only grows: a process's, a group's or
+// the machine's.
+type CPUReader func() (time.Duration, error)
+
+// OfProcess reads the CPU time process pid has used.
+func OfProcess(pid int) CPUReader { return func() (time.Duration, error) { return ProcessCPU(pid) } }
+
+// OfCommand reads the CPU time used by every running process whose command
+// name is comm (PostgreSQL's backends are all "postgres"). A process that
+// exits between two reads takes its time with it: use it for processes
+// that live through the measurement, as a pool's backends do.
+func OfCommand(comm string) CPUReader {
+	return func() (time.Duration, error) {
+		entries, err := os.ReadDir("/proc")
+		if err != nil {
+			return 0, err
+		}
+		var total int64
+		for _, e := range entries {
+			pid, err := strconv.Atoi(e.Name())
+			if err != nil {
+				continue
+			}
+			if t, c, err := processTicks(pid); err == nil && c == comm {
+				total += t
+			}
+		}
+		return ticksDuration(total), nil
+	}
+}
+
+// CPUMeter measures the CPU time of each of its readers from a moment to
+// come, the end of a warm-up, until stopped.
+type CPUMeter struct {
+	readers []CPUReader
+	start   chan []time.Duration
+}
+
+// MeterCPU starts measuring at at.
+func MeterCPU(at time.Time, readers ...CPUReader) *CPUMeter {
+	m := &CPUMeter{readers: readers, start: make(chan []time.Duration, 1)}
+	time.AfterFunc(time.Until(at), func() { m.start <- m.sample() })
+	return m
+}
+
+// sample reads every reader; -1 where one fails.
+func (m *CPUMeter) sample() []time.Duration {
+	out := make([]time.Duration, len(m.readers))
+	for i, read := range m.readers {
+		t, err := read()
+		if err != nil {
+			t = -1
+		}
+		out[i] = t
+	}
+	return out
+}
+
+// Stop returns, for each reader, the CPU seconds used since the start; -1
+// where it could not be read. It waits for the start if it has not come.
+func (m *CPUMeter) Stop() []float64 {
+	start := <-m.start
+	end := m.sample()
+	out := make([]float64, len(m.readers))
+	for i := range out {
+		out[i] = -1
+		if start[i] >= 0 && end[i] >= 0 {
+			out[i] = (end[i] - start[i]).Seconds()
+		}
+	}
+	return out
+}

@@ -1,6 +1,11 @@
 package proc
 
-import "testing"
+import (
+	"os"
+	"runtime"
+	"testing"
+	"time"
+)
 
 func TestParseStat(t *testing.T) {
 	t.Parallel()
@@ -24,5 +29,39 @@ func TestParseStat(t *testing.T) {
 		if _, _, err := ParseMachineStat(bad); err == nil {
 			t.Errorf("ParseMachineStat(%q) succeeded", bad)
 		}
+	}
+}
+
+// TestOfCommand: the processes named as this one have used at least the
+// CPU time this one had used before they were read.
+func TestOfCommand(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("CPU times are read from Linux's /proc")
+	}
+	// Spin until this process has used some CPU time (a tick is 10 ms).
+	var own time.Duration
+	for own == 0 {
+		var err error
+		if own, err = OfProcess(os.Getpid())(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stat, err := os.ReadFile("/proc/self/stat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, comm, err := ParseProcessStat(string(stat))
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := OfCommand(comm)()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if all < own {
+		t.Fatalf("process %s, command %q %s: want process ≤ command", own, comm, all)
+	}
+	if none, err := OfCommand("no such command here")(); err != nil || none != 0 {
+		t.Fatalf("an unknown command used %s, %v; want 0", none, err)
 	}
 }

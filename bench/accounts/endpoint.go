@@ -48,6 +48,20 @@ var endpoints = []endpoint{
 		},
 	},
 	{
+		name:              "account",
+		title:             "GET /accounts/get for one merchant",
+		method:            http.MethodGet,
+		path:              hitch.AccountPath,
+		throughputPercent: 40,
+		prepare: func(ctx context.Context, launcher *hitch.Launcher, api *hitch.APIClient) ([]byte, error) {
+			launcher.Progress("linking %d accounts to %s", hitch.LinkedAccounts, hitch.ExternalUserID)
+			if err := hitch.LinkAccounts(ctx, api); err != nil {
+				return nil, err
+			}
+			return hitch.FetchAccount(ctx, api)
+		},
+	},
+	{
 		name:              "sync",
 		title:             fmt.Sprintf("POST /transactions/sync, limit %d, full pages", hitch.SyncLimit),
 		method:            http.MethodPost,

@@ -44,7 +44,7 @@ func TestParseFlagsErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--endpoint", "transactions"}, `--endpoint "transactions": want one of accounts, sync`},
+		{[]string{"--endpoint", "transactions"}, `--endpoint "transactions": want one of accounts, account, sync`},
 		{[]string{"--endpoint", "sync", "--conns", "0"}, "--conns 0"},
 	}
 	for _, tt := range tests {

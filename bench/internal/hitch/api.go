@@ -17,6 +17,8 @@ const (
 	LinkedAccounts = 10
 	// AccountsPath is the request under load: the user's accounts.
 	AccountsPath = "/accounts/get?external_user_id=" + ExternalUserID
+	// AccountPath is the request of one of them.
+	AccountPath = AccountsPath + "&merchant_id=1"
 )
 
 // APIClient calls one server's API with Basic auth, for set-up requests;
@@ -102,6 +104,25 @@ func FetchAccounts(ctx context.Context, api *APIClient) ([]byte, error) {
 	}
 	if len(accounts) != LinkedAccounts {
 		return nil, fmt.Errorf("GET %s: %d accounts, want %d", AccountsPath, len(accounts), LinkedAccounts)
+	}
+	return body, nil
+}
+
+// FetchAccount gets AccountPath once and checks it is merchant 1's
+// account. Every answer under load must have the same bytes.
+func FetchAccount(ctx context.Context, api *APIClient) ([]byte, error) {
+	status, body, err := api.Do(ctx, http.MethodGet, AccountPath, nil)
+	if err != nil {
+		return nil, fmt.Errorf("GET %s: %w", AccountPath, err)
+	}
+	if status != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: status %d: %s", AccountPath, status, body)
+	}
+	var account struct {
+		Merchant struct{ ID int64 } `json:"merchant"`
+	}
+	if err := json.Unmarshal(body, &account); err != nil || account.Merchant.ID != 1 {
+		return nil, fmt.Errorf("GET %s: not merchant 1's account: %s", AccountPath, body)
 	}
 	return body, nil
 }

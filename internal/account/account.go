@@ -117,6 +117,17 @@ func (s *Service) withMerchant(a *store.Account) *Account {
 	return &Account{Account: a, Merchant: s.Merchant(a.MerchantID)}
 }
 
+// Version returns a user's id and the version of its accounts, which every
+// change to them bumps: a listing rendered at that version is still the
+// listing (internal/respcache).
+func (s *Service) Version(ctx context.Context, clientID, externalUserID string) (userID string, version int64, err error) {
+	userID, version, err = s.store.UserAccountsVersion(ctx, clientID, externalUserID)
+	if errors.Is(err, store.ErrNotFound) {
+		return "", 0, ErrUserNotFound
+	}
+	return userID, version, err
+}
+
 // List returns the user's linked accounts. product selects whose lifecycle
 // is reported ("" for the most recent attempt of any product).
 func (s *Service) List(ctx context.Context, clientID, externalUserID, product string) ([]*Account, error) {

@@ -67,6 +67,22 @@ func (s *Server) getAccounts(w http.ResponseWriter, r *http.Request) error {
 		writeJSON(w, http.StatusOK, s.renderAccount(a))
 		return nil
 	}
+	// A listing rendered at the user's current accounts version is served
+	// again as it is (internal/respcache); the version is read first, so a
+	// listing is never cached under a version older than its data.
+	var key string
+	var version int64
+	if s.cache != nil {
+		userID, v, err := s.Accounts.Version(r.Context(), clientID, externalUserID)
+		if err != nil {
+			return err
+		}
+		key, version = "accounts\x00"+userID+"\x00"+product, v
+		if body, ok := s.cache.Get(key, version); ok {
+			writeRaw(w, body)
+			return nil
+		}
+	}
 	accounts, err := s.Accounts.List(r.Context(), clientID, externalUserID, product)
 	if err != nil {
 		return err
@@ -75,7 +91,16 @@ func (s *Server) getAccounts(w http.ResponseWriter, r *http.Request) error {
 	for i, a := range accounts {
 		out[i] = s.renderAccount(a)
 	}
-	writeJSON(w, http.StatusOK, out)
+	if s.cache == nil {
+		writeJSON(w, http.StatusOK, out)
+		return nil
+	}
+	body, err := marshalJSON(out)
+	if err != nil {
+		return err
+	}
+	s.cache.Put(key, version, body)
+	writeRaw(w, body)
 	return nil
 }
 

@@ -129,6 +129,8 @@ type harnessOptions struct {
 	// defaults, but with testArgon2id and a clock whose sleeps return at
 	// once, unless a Hasher and a Clock are set).
 	members member.Config
+	// noCache turns the response cache off (--cache-size 0).
+	noCache bool
 	// trustedProxies is --trusted-proxies (default none).
 	trustedProxies []netip.Prefix
 }
@@ -179,6 +181,9 @@ func newHarness(t *testing.T, st store.Store, opts ...func(*harnessOptions)) *ha
 	cfg.RateLimit, cfg.RateBurst = o.rateLimit, max(o.rateBurst, 1)
 	cfg.TrustedProxies = o.trustedProxies
 	cfg.SecretGrace = time.Hour
+	if o.noCache {
+		cfg.CacheMiB = 0
+	}
 	// Fast retries; the production timeout: a shorter one let an attempt
 	// time out on a loaded CI machine after the receiver had the request,
 	// and the retry was counted as a second delivery.

@@ -26,6 +26,7 @@ import (
 	"github.com/hitchdev/hitch/internal/link"
 	"github.com/hitchdev/hitch/internal/merchant"
 	"github.com/hitchdev/hitch/internal/ratelimit"
+	"github.com/hitchdev/hitch/internal/respcache"
 	"github.com/hitchdev/hitch/internal/session"
 	"github.com/hitchdev/hitch/internal/simulate"
 	"github.com/hitchdev/hitch/internal/store"
@@ -68,6 +69,10 @@ type Deps struct {
 	// the client of the per-IP limits (--trusted-proxies). Default none: the
 	// client is the connection's peer.
 	TrustedProxies []netip.Prefix
+	// CacheBytes bounds the memory of rendered account listings and sync
+	// pages kept to be served again while their data has not changed
+	// (internal/respcache): 0 is DefaultCacheBytes, negative turns it off.
+	CacheBytes int64
 	// OpenAPI is the contract document served at /openapi.yaml.
 	OpenAPI []byte
 	Now     func() time.Time
@@ -77,6 +82,7 @@ type Deps struct {
 type Server struct {
 	Deps
 	mux      *http.ServeMux
+	cache    *respcache.Cache // nil when off
 	patterns []string
 	limiter  *ratelimit.Limiter
 	// authFailures throttles failed authentications per client IP, so that
@@ -109,6 +115,12 @@ func New(d Deps) *Server {
 	s.flowLimiter = ratelimit.New(flowRate, flowBurst, d.Now)
 	s.eventsLimiter = ratelimit.New(eventsRate, eventsBurst, d.Now)
 	s.sdkEvents = newSDKEventsCounter()
+	switch {
+	case d.CacheBytes == 0:
+		s.cache = respcache.New(DefaultCacheBytes)
+	case d.CacheBytes > 0:
+		s.cache = respcache.New(d.CacheBytes)
+	}
 	if d.Metrics != nil {
 		if err := d.Metrics.Register(s.sdkEvents); err != nil {
 			d.Logger.Warn("the SDK event counter is not registered", "error", err)
@@ -234,6 +246,13 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	writeBody(w, status, func(buf *bytes.Buffer) error { return json.NewEncoder(buf).Encode(v) })
 }
 
+// marshalJSON is the body writeJSON would write for v.
+func marshalJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	err := json.NewEncoder(&buf).Encode(v)
+	return buf.Bytes(), err
+}
+
 // writeBody renders the JSON that encode writes into a pooled buffer.
 func writeBody(w http.ResponseWriter, status int, encode func(*bytes.Buffer) error) {
 	buf := bufferPool.Get().(*bytes.Buffer)
@@ -251,10 +270,25 @@ func writeBody(w http.ResponseWriter, status int, encode func(*bytes.Buffer) err
 	writeJSONBytes(w, status, buf.Bytes())
 }
 
+// CacheStats returns how many requests were answered from the response
+// cache and how many were not (zeros when it is off).
+func (s *Server) CacheStats() (hits, misses int64) {
+	if s.cache == nil {
+		return 0, 0
+	}
+	return s.cache.Stats()
+}
+
+// DefaultCacheBytes is Deps.CacheBytes when it is 0.
+const DefaultCacheBytes = 32 << 20
+
 // jsonContentType is the Content-Type header's value for JSON bodies,
 // shared by every response (nothing modifies it) so that setting it
 // allocates nothing.
 var jsonContentType = []string{"application/json"}
+
+// writeRaw writes a rendered JSON body with status 200.
+func writeRaw(w http.ResponseWriter, body []byte) { writeJSONBytes(w, http.StatusOK, body) }
 
 // writeJSONBytes writes a rendered JSON body with its headers.
 func writeJSONBytes(w http.ResponseWriter, status int, body []byte) {

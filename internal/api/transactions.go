@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strconv"
 
 	"github.com/google/uuid"
 
@@ -55,13 +56,42 @@ func (s *Server) syncTransactions(w http.ResponseWriter, r *http.Request) error 
 		cursor = *req.Cursor
 	}
 	k := transaction.AccountKey{ClientID: clientFrom(r.Context()).ID, ExternalUserID: externalUserID, MerchantID: merchantID}
-	page, err := s.Transactions.Sync(r.Context(), k, cursor, int(limit))
+	if s.cache == nil {
+		page, err := s.Transactions.Sync(r.Context(), k, cursor, int(limit))
+		if err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusOK, newSyncPage(page))
+		return nil
+	}
+	// A page rendered at the account's current transactions version is
+	// served again as it is (internal/respcache). Only pages that were
+	// served are kept, so a cursor of another account never is.
+	accountID, version, err := s.Transactions.SyncVersion(r.Context(), k)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, syncPage{Merchant: page.Merchant, Transactions: page.Transactions,
-		NextCursor: page.NextCursor, HasMore: page.HasMore, Limit: len(page.Transactions)})
+	key := "sync\x00" + accountID + "\x00" + strconv.FormatInt(limit, 10) + "\x00" + cursor
+	if body, ok := s.cache.Get(key, version); ok {
+		writeRaw(w, body)
+		return nil
+	}
+	page, err := s.Transactions.SyncAccount(r.Context(), k, accountID, cursor, int(limit))
+	if err != nil {
+		return err
+	}
+	body, err := marshalJSON(newSyncPage(page))
+	if err != nil {
+		return err
+	}
+	s.cache.Put(key, version, body)
+	writeRaw(w, body)
 	return nil
+}
+
+func newSyncPage(page *transaction.Page) syncPage {
+	return syncPage{Merchant: page.Merchant, Transactions: page.Transactions, NextCursor: page.NextCursor,
+		HasMore: page.HasMore, Limit: len(page.Transactions)}
 }
 
 // getTransaction serves GET /transactions/{id} in the full shape.

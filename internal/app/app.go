@@ -198,11 +198,21 @@ func New(cfg *config.Config, d Deps) (*App, error) {
 		Logger:         d.Log,
 		RateLimit:      cfg.RateLimit,
 		RateBurst:      cfg.RateBurst,
+		CacheBytes:     cacheBytes(cfg.CacheMiB),
 		OpenAPI:        hitch.OpenAPI,
 		Now:            limiterClock,
 		TrustedProxies: cfg.TrustedProxies,
 	})
 	return a, nil
+}
+
+// cacheBytes is api.Deps.CacheBytes for --cache-size, whose 0 turns the
+// cache off.
+func cacheBytes(mib int) int64 {
+	if mib == 0 {
+		return -1
+	}
+	return int64(mib) << 20
 }
 
 // StartWorkers starts working jobs (webhook deliveries, detection and card

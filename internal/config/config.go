@@ -55,6 +55,10 @@ type Config struct {
 	// (HITCH_TRUSTED_PROXIES, CIDRs or IPs separated by commas). Default
 	// none: the client is the connection's peer and the header is ignored.
 	TrustedProxies []netip.Prefix
+	// CacheMiB is the memory, in MiB, for rendered account listings and
+	// sync pages served again while their data is unchanged; 0 turns it
+	// off. Default 32.
+	CacheMiB int
 	// ShutdownTimeout bounds how long in-flight requests may finish after
 	// SIGTERM. Default 15s.
 	ShutdownTimeout time.Duration
@@ -146,6 +150,7 @@ func NewFlagSet(name string, getenv func(string) string) *FlagSet {
 	f.integer(&c.RateBurst, "rate-burst", "HITCH_RATE_BURST", 200, "burst above --rate-limit")
 	f.proxies(&c.TrustedProxies, "trusted-proxies", "HITCH_TRUSTED_PROXIES",
 		"CIDRs or IPs of reverse proxies whose X-Forwarded-For names the client, e.g. 10.0.0.0/8 (default none)")
+	f.integer(&c.CacheMiB, "cache-size", "HITCH_CACHE_SIZE", 32, "MiB for account listings and sync pages served again while unchanged; 0 turns it off")
 	f.duration(&c.ShutdownTimeout, "shutdown-timeout", "HITCH_SHUTDOWN_TIMEOUT", 15*time.Second, "time in-flight requests get to finish on shutdown")
 	f.duration(&c.SecretGrace, "secret-grace", "HITCH_SECRET_GRACE", 24*time.Hour, "how long a rotated-out client secret keeps working")
 	f.str(&c.DebugAddr, "debug-addr", "HITCH_DEBUG_ADDR", "", "address for pprof profiles, e.g. 127.0.0.1:6060 (default off)")
@@ -397,6 +402,9 @@ func (c *Config) Validate() error {
 	c.PublicURL = strings.TrimRight(c.PublicURL, "/")
 	if c.RateLimit < 0 || math.IsNaN(c.RateLimit) || math.IsInf(c.RateLimit, 0) {
 		return fmt.Errorf("invalid --rate-limit %v (HITCH_RATE_LIMIT): must be 0 or more", c.RateLimit)
+	}
+	if c.CacheMiB < 0 || c.CacheMiB > 1<<20 {
+		return fmt.Errorf("invalid --cache-size %d (HITCH_CACHE_SIZE): want 0 (off) to %d MiB", c.CacheMiB, 1<<20)
 	}
 	if c.RateBurst < 1 {
 		return fmt.Errorf("invalid --rate-burst %d (HITCH_RATE_BURST): must be at least 1", c.RateBurst)

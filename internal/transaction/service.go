@@ -46,6 +46,22 @@ type AccountKey struct {
 	MerchantID     int64
 }
 
+// SyncVersion returns the id of a linked account and the version of its
+// transactions, which every ingested change bumps: a sync page rendered at
+// that version is still the page (internal/respcache).
+func (s *Service) SyncVersion(ctx context.Context, k AccountKey) (accountID string, version int64, err error) {
+	accountID, version, err = s.store.AccountTransactionsVersion(ctx, k.ClientID, k.ExternalUserID, k.MerchantID)
+	if errors.Is(err, store.ErrNotFound) {
+		if _, _, err = s.account(ctx, s.store, k); err == nil { // linked meanwhile
+			accountID, version, err = s.store.AccountTransactionsVersion(ctx, k.ClientID, k.ExternalUserID, k.MerchantID)
+		}
+		if errors.Is(err, store.ErrNotFound) {
+			err = account.ErrNotFound
+		}
+	}
+	return accountID, version, err
+}
+
 // account resolves a linked account and its user: account.ErrUserNotFound
 // or account.ErrNotFound when either does not exist.
 func (s *Service) account(ctx context.Context, ex store.Executor, k AccountKey) (*store.User, *store.Account, error) {

@@ -35,7 +35,12 @@ func (s *Service) Sync(ctx context.Context, k AccountKey, cursor string, limit i
 	if err != nil {
 		return nil, err
 	}
-	accountID := a.ID
+	return s.SyncAccount(ctx, k, a.ID, cursor, limit)
+}
+
+// SyncAccount is Sync of an account whose id the caller has looked up
+// (SyncVersion).
+func (s *Service) SyncAccount(ctx context.Context, k AccountKey, accountID, cursor string, limit int) (*Page, error) {
 	var after int64
 	if cursor != "" {
 		var err error

@@ -112,15 +112,7 @@ func TestConnectorCredentialsOnServe(t *testing.T) {
 		if status, _ := ingest(creds.ID, "csec_wrong"); status != 401 {
 			t.Fatalf("wrong secret: %d", status)
 		}
-		cancel()
-		select {
-		case code := <-done:
-			if code != 0 {
-				t.Fatalf("serve exited %d: %s", code, logs)
-			}
-		case <-time.After(20 * time.Second):
-			t.Fatal("serve did not stop")
-		}
+		stopServe(t, cancel, done, logs)
 		if strings.Contains(logs.String(), creds.Secret) {
 			t.Fatal("the connector secret was logged")
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -23,6 +24,21 @@ func cli(t *testing.T, env []string, args ...string) (code int, stdout, stderr s
 	var out, errOut bytes.Buffer
 	code = run(context.Background(), args, env, &out, &errOut)
 	return code, out.String(), errOut.String()
+}
+
+// stopServe ends a hitch serve that run started on a context cancel ends,
+// and fails t unless it exits 0 within 20 s.
+func stopServe(t *testing.T, cancel func(), done <-chan int, logs fmt.Stringer) {
+	t.Helper()
+	cancel()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Fatalf("serve exited %d: %s", code, logs)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("serve did not stop")
+	}
 }
 
 // validatedClient is an HTTP client whose every answer is checked against
@@ -188,15 +204,7 @@ func TestServe(t *testing.T) {
 		if resp.StatusCode != 200 {
 			t.Fatalf("jwe key with the printed credentials: %d", resp.StatusCode)
 		}
-		cancel()
-		select {
-		case code := <-done:
-			if code != 0 {
-				t.Fatalf("serve exited %d: %s", code, logs)
-			}
-		case <-time.After(20 * time.Second):
-			t.Fatal("serve did not stop")
-		}
+		stopServe(t, cancel, done, logs)
 		if !strings.Contains(logs.String(), `"msg":"stopped"`) {
 			t.Fatalf("no clean stop in logs: %s", logs)
 		}

@@ -16,7 +16,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"time"
 
 	"modernc.org/sqlite"
@@ -93,7 +92,7 @@ func open(ctx context.Context, path string) (*driver, error) {
 	reader.SetMaxIdleConns(readers)
 	reader.SetConnMaxIdleTime(0)
 
-	d := &driver{writer: writer, reader: reader, reads: &statements{db: reader, m: map[string]*sql.Stmt{}}}
+	d := &driver{writer: writer, reader: reader}
 	// Open the writer first so that WAL mode is set before readers attach.
 	if err := d.Ping(ctx); err != nil {
 		d.Close()
@@ -113,48 +112,6 @@ func cloneValues(v url.Values) url.Values {
 type driver struct {
 	writer *sql.DB // one connection: SQLite has one writer at a time
 	reader *sql.DB // query_only connections for reads outside transactions
-	reads  *statements
-}
-
-// statements are the reader pool's queries, each prepared once and kept:
-// modernc parses a query's text on every call otherwise, which was over a
-// quarter of the CPU of GET /accounts/get at 64 connections.
-// database/sql prepares a statement on each connection of the pool as it
-// first uses it. (Writes run in transactions on the one writer
-// connection, where database/sql cannot prepare a statement that outlives
-// the transaction.)
-type statements struct {
-	db *sql.DB
-	mu sync.Mutex
-	m  map[string]*sql.Stmt
-}
-
-// maxStatements bounds the statements kept; Hitch's queries are a fixed
-// set of texts, so past it a query runs unprepared.
-const maxStatements = 256
-
-// get returns query's statement, or nil when it is to run unprepared.
-func (s *statements) get(ctx context.Context, query string) (*sql.Stmt, error) {
-	s.mu.Lock()
-	st, ok := s.m[query]
-	full := len(s.m) >= maxStatements
-	s.mu.Unlock()
-	if ok || full {
-		return st, nil
-	}
-	// Prepared outside the lock: preparing waits for a free connection.
-	st, err := s.db.PrepareContext(ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if first, ok := s.m[query]; ok { // prepared meanwhile
-		st.Close()
-		return first, nil
-	}
-	s.m[query] = st
-	return st, nil
 }
 
 func (d *driver) Name() string { return "sqlite" }
@@ -219,18 +176,11 @@ func (d *driver) Exec(ctx context.Context, query string, args ...any) (int64, er
 }
 
 func (d *driver) Query(ctx context.Context, query string, args ...any) (sqlstore.Rows, error) {
-	var rows *sql.Rows
-	st, err := d.readStmt(ctx, query)
-	switch {
-	case err != nil:
-		return nil, err
-	case st != nil:
-		rows, err = st.QueryContext(ctx, args...)
-	case isRead(query):
-		rows, err = d.reader.QueryContext(ctx, query, args...)
-	default:
-		rows, err = d.writer.QueryContext(ctx, query, args...)
+	db := d.writer
+	if isRead(query) {
+		db = d.reader
 	}
+	rows, err := db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -238,32 +188,11 @@ func (d *driver) Query(ctx context.Context, query string, args ...any) (sqlstore
 }
 
 func (d *driver) QueryRow(ctx context.Context, query string, args ...any) sqlstore.Row {
-	st, err := d.readStmt(ctx, query)
-	switch {
-	case err != nil:
-		return errRow{err}
-	case st != nil:
-		return st.QueryRowContext(ctx, args...)
-	case isRead(query):
+	if isRead(query) {
 		return d.reader.QueryRowContext(ctx, query, args...)
-	default:
-		return d.writer.QueryRowContext(ctx, query, args...)
 	}
+	return d.writer.QueryRowContext(ctx, query, args...)
 }
-
-// readStmt is the reader pool's statement of query when it is a plain read
-// (nil otherwise).
-func (d *driver) readStmt(ctx context.Context, query string) (*sql.Stmt, error) {
-	if !isRead(query) {
-		return nil, nil
-	}
-	return d.reads.get(ctx, query)
-}
-
-// errRow is the row of a query that could not be prepared.
-type errRow struct{ err error }
-
-func (r errRow) Scan(...any) error { return r.err }
 
 func (d *driver) Begin(ctx context.Context) (sqlstore.Tx, error) {
 	tx, err := d.writer.BeginTx(ctx, nil)

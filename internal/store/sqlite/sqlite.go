@@ -71,10 +71,7 @@ func open(ctx context.Context, path string) (*driver, error) {
 
 	writerQuery := cloneValues(pragmas)
 	writerQuery.Set("_txlock", "immediate") // take the write lock at BEGIN, not on first write
-	writer, err := sql.Open("sqlite", "file:"+path+"?"+writerQuery.Encode())
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: %w", err)
-	}
+	writer := sql.OpenDB(&connector{dsn: "file:" + path + "?" + writerQuery.Encode()})
 	writer.SetMaxOpenConns(1)
 	writer.SetMaxIdleConns(1)
 	writer.SetConnMaxLifetime(0)
@@ -82,11 +79,7 @@ func open(ctx context.Context, path string) (*driver, error) {
 
 	readerQuery := cloneValues(pragmas)
 	readerQuery.Add("_pragma", "query_only(1)")
-	reader, err := sql.Open("sqlite", "file:"+path+"?"+readerQuery.Encode())
-	if err != nil {
-		writer.Close()
-		return nil, fmt.Errorf("sqlite: %w", err)
-	}
+	reader := sql.OpenDB(&connector{dsn: "file:" + path + "?" + readerQuery.Encode()})
 	readers := max(4, runtime.GOMAXPROCS(0))
 	reader.SetMaxOpenConns(readers)
 	reader.SetMaxIdleConns(readers)

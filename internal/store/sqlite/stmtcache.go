@@ -17,10 +17,13 @@ const maxCachedStmts = 256
 //
 // modernc has no statement cache: database/sql calls the connection's
 // ExecContext and QueryContext, and modernc parses the SQL again on every
-// call. Parsing was a fifth of the CPU of a read, and a quarter of Hitch's
-// CPU under webhook delivery, where River's queries run on the writer. A
-// database/sql *Stmt cannot help with River's queries, which Hitch does not
-// issue itself; caching below database/sql helps every caller.
+// call. River's queries are the costliest to parse, and a database/sql
+// *Stmt cannot help with them (Hitch does not issue them), so the cache is
+// below database/sql, for every caller. Measured side by side on SQLite
+// (go run ./bench/webhooks): without it, a 20,000-event backlog drained at
+// 306–353 deliveries/s and the API created TEST events at 202–216/s where
+// 500/s were asked; with it, 1,191–1,289 deliveries/s, and 500/s created
+// with commit→receipt p50 17–18 ms and p99 55–60 ms.
 type connector struct {
 	dsn string
 	drv sqlite.Driver

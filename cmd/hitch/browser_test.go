@@ -585,18 +585,9 @@ func serveForBrowser(t *testing.T, db []string, clientID string, extraEnv ...str
 		"HITCH_DEV_CLIENT_ID=" + clientID,
 		"HITCH_DEV_SECRET=" + deliveryDevSecret,
 	}, db...), extraEnv...)
-	ctx, cancel := context.WithCancel(context.Background())
-	logs := &lockedBuffer{}
-	done := make(chan int, 1)
-	go func() { done <- run(ctx, []string{"--addr", "127.0.0.1:0"}, env, logs, logs) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(20 * time.Second):
-			t.Error("serve did not stop")
-		}
-	})
+	srv := startServe(t, env)
+	t.Cleanup(func() { srv.stop(t) })
+	logs := srv.logs
 	return "http://" + waitFor(t, logs, regexp.MustCompile(`"msg":"hitch listening".*?"addr":"([^"]+)"`)), env, logs
 }
 

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -81,11 +80,8 @@ func TestConnectorCredentialsOnServe(t *testing.T) {
 		if code != 0 || json.Unmarshal([]byte(out), &creds) != nil {
 			t.Fatalf("create: %d %q %s", code, out, stderr)
 		}
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		logs := &lockedBuffer{}
-		done := make(chan int, 1)
-		go func() { done <- run(ctx, []string{"--addr", "127.0.0.1:0", "--log-format", "json"}, env, logs, logs) }()
+		srv := startServe(t, env, "--log-format", "json")
+		logs := srv.logs
 		addr := waitFor(t, logs, regexp.MustCompile(`"addr":"([^"]+)"`))
 		clientID := waitFor(t, logs, regexp.MustCompile(`client_id: (\S+)`))
 
@@ -112,7 +108,7 @@ func TestConnectorCredentialsOnServe(t *testing.T) {
 		if status, _ := ingest(creds.ID, "csec_wrong"); status != 401 {
 			t.Fatalf("wrong secret: %d", status)
 		}
-		stopServe(t, cancel, done, logs)
+		srv.stop(t)
 		if strings.Contains(logs.String(), creds.Secret) {
 			t.Fatal("the connector secret was logged")
 		}

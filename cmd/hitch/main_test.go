@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -26,15 +25,32 @@ func cli(t *testing.T, env []string, args ...string) (code int, stdout, stderr s
 	return code, out.String(), errOut.String()
 }
 
-// stopServe ends a hitch serve that run started on a context cancel ends,
-// and fails t unless it exits 0 within 20 s.
-func stopServe(t *testing.T, cancel func(), done <-chan int, logs fmt.Stringer) {
+// serving is a hitch serve that a test runs in-process.
+type serving struct {
+	logs   *lockedBuffer
+	cancel context.CancelFunc
+	done   chan int
+}
+
+// startServe runs hitch serve on a free loopback port, with args and env,
+// until stop or the test's end.
+func startServe(t *testing.T, env []string, args ...string) *serving {
 	t.Helper()
-	cancel()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	s := &serving{logs: &lockedBuffer{}, cancel: cancel, done: make(chan int, 1)}
+	go func() { s.done <- run(ctx, append([]string{"--addr", "127.0.0.1:0"}, args...), env, s.logs, s.logs) }()
+	return s
+}
+
+// stop ends the serve, and fails t unless it exits 0 within 20 s.
+func (s *serving) stop(t *testing.T) {
+	t.Helper()
+	s.cancel()
 	select {
-	case code := <-done:
+	case code := <-s.done:
 		if code != 0 {
-			t.Fatalf("serve exited %d: %s", code, logs)
+			t.Fatalf("serve exited %d: %s", code, s.logs)
 		}
 	case <-time.After(20 * time.Second):
 		t.Fatal("serve did not stop")
@@ -180,12 +196,8 @@ func TestServe(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, func(t *testing.T, name string, env []string) {
 		t.Parallel()
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		logs := &lockedBuffer{}
-		done := make(chan int, 1)
-		go func() { done <- run(ctx, []string{"--addr", "127.0.0.1:0", "--log-format", "json"}, env, logs, logs) }()
-
+		srv := startServe(t, env, "--log-format", "json")
+		logs := srv.logs
 		addr := waitFor(t, logs, regexp.MustCompile(`"addr":"([^"]+)"`))
 		base := "http://" + addr
 		clientID := waitFor(t, logs, regexp.MustCompile(`client_id: (\S+)`))
@@ -204,20 +216,17 @@ func TestServe(t *testing.T) {
 		if resp.StatusCode != 200 {
 			t.Fatalf("jwe key with the printed credentials: %d", resp.StatusCode)
 		}
-		stopServe(t, cancel, done, logs)
+		srv.stop(t)
 		if !strings.Contains(logs.String(), `"msg":"stopped"`) {
 			t.Fatalf("no clean stop in logs: %s", logs)
 		}
 
 		// A second start on the same database prints no new credentials.
-		ctx2, cancel2 := context.WithCancel(context.Background())
-		logs2 := &lockedBuffer{}
-		go func() { done <- run(ctx2, []string{"--addr", "127.0.0.1:0"}, env, logs2, logs2) }()
-		waitFor(t, logs2, regexp.MustCompile(`addr=(\S+)`))
-		cancel2()
-		<-done
-		if strings.Contains(logs2.String(), "secret:") {
-			t.Fatalf("second start printed credentials again: %s", logs2)
+		again := startServe(t, env)
+		waitFor(t, again.logs, regexp.MustCompile(`addr=(\S+)`))
+		again.stop(t)
+		if strings.Contains(again.logs.String(), "secret:") {
+			t.Fatalf("second start printed credentials again: %s", again.logs)
 		}
 	})
 }
@@ -226,10 +235,8 @@ func TestServeFixedDevCredentials(t *testing.T) {
 	t.Parallel()
 	secret := strings.Repeat("k", 40)
 	env := []string{"HITCH_DATA_DIR=" + t.TempDir(), "HITCH_DEV_CLIENT_ID=fixed_client_01", "HITCH_DEV_SECRET=" + secret}
-	ctx, cancel := context.WithCancel(context.Background())
-	logs := &lockedBuffer{}
-	done := make(chan int, 1)
-	go func() { done <- run(ctx, []string{"--addr", "127.0.0.1:0"}, env, logs, logs) }()
+	srv := startServe(t, env)
+	logs := srv.logs
 	addr := waitFor(t, logs, regexp.MustCompile(`addr=(\S+)`))
 	req, _ := http.NewRequest("GET", "http://"+addr+"/jwe/key", nil)
 	req.SetBasicAuth("fixed_client_01", secret)
@@ -238,8 +245,7 @@ func TestServeFixedDevCredentials(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	cancel()
-	<-done
+	srv.stop(t)
 	if resp.StatusCode != 200 {
 		t.Fatalf("fixed credentials: %d", resp.StatusCode)
 	}

@@ -28,7 +28,7 @@ const (
 	// simulatorChunk bounds the tasks ended in one transaction. On SQLite
 	// a transaction holds the one writer: 100 tasks held it for about 8 ms,
 	// long enough for every POST /card in flight to queue behind it with
-	// the CPUs idle (docs/benchmarks.md, session 11).
+	// the CPUs idle.
 	simulatorChunk   = 16
 	simulatorPolling = time.Second
 	// simulatorGather is how long the simulator lets tasks gather after

@@ -6,7 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
-	"time"
 
 	"github.com/hitchdev/hitch/internal/app"
 	"github.com/hitchdev/hitch/internal/config"
@@ -22,10 +21,6 @@ import (
 type hitch struct {
 	*app.App
 }
-
-// now is the clock of the command's own output, as the services keep time:
-// UTC, to the microsecond.
-func now() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
 
 func newLogger(cfg *config.Config, w io.Writer) *slog.Logger {
 	var level slog.Level

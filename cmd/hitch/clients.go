@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/hitchdev/hitch/internal/app"
 	"github.com/hitchdev/hitch/internal/config"
 	"github.com/hitchdev/hitch/internal/developer"
 )
@@ -108,7 +109,7 @@ func clientsRotateFlags(fs *flag.FlagSet) runFunc {
 			return err
 		}
 		printCredentials(out, creds, *asJSON, fmt.Sprintf("The previous secret keeps working until %s.",
-			now().Add(g).Format(time.RFC3339)))
+			app.Now().Add(g).Format(time.RFC3339)))
 		return nil
 	}
 }

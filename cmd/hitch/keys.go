@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/hitchdev/hitch/internal/app"
 	"github.com/hitchdev/hitch/internal/card"
 	"github.com/hitchdev/hitch/internal/config"
 )
@@ -30,7 +31,7 @@ func keysRotateFlags(fs *flag.FlagSet) runFunc {
 				return json.NewEncoder(out).Encode(jwk)
 			}
 			fmt.Fprintf(out, "kid: %s\n\nGET /jwe/key serves this key from now on (other nodes within a minute);\n"+
-				"the previous keys decrypt until %s.\n", jwk.Kid, now().Add(*grace).Format(time.RFC3339))
+				"the previous keys decrypt until %s.\n", jwk.Kid, app.Now().Add(*grace).Format(time.RFC3339))
 			return nil
 		})(ctx, cfg, out, errOut)
 	}

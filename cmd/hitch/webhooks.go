@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/hitchdev/hitch/internal/app"
 	"github.com/hitchdev/hitch/internal/audit"
 	"github.com/hitchdev/hitch/internal/config"
 	"github.com/hitchdev/hitch/internal/developer"
@@ -235,7 +236,7 @@ func webhooksRotateFlags(fs *flag.FlagSet) runFunc {
 			return err
 		}
 		printSecret(out, ep, secret, *asJSON, fmt.Sprintf("Deliveries carry signatures with both secrets until %s.",
-			ep.RotationEndsAt(now()).Format(time.RFC3339)))
+			ep.RotationEndsAt(app.Now()).Format(time.RFC3339)))
 		return nil
 	})
 }

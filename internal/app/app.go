@@ -66,7 +66,6 @@ type App struct {
 	Config       *config.Config
 	Log          *slog.Logger
 	Store        store.Store
-	Catalog      *merchant.Catalog
 	Developers   *developer.Service
 	Sessions     *session.Service
 	Accounts     *account.Service
@@ -90,16 +89,15 @@ type App struct {
 	stopSimulator func()
 }
 
-// wallClock is the service clock: UTC, to the microsecond both databases
-// keep.
-func wallClock() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
+// Now is the service clock: UTC, to the microsecond both databases keep.
+func Now() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
 
 // New builds every service of cfg over d.Store. It starts nothing:
 // StartWorkers runs the job workers.
 func New(cfg *config.Config, d Deps) (*App, error) {
 	now, limiterClock := d.Clock, d.Clock
 	if now == nil {
-		now, limiterClock = wallClock, time.Now
+		now, limiterClock = Now, time.Now
 	}
 	catalog := d.Catalog
 	if catalog == nil {
@@ -113,7 +111,6 @@ func New(cfg *config.Config, d Deps) (*App, error) {
 		Config:     cfg,
 		Log:        d.Log,
 		Store:      st,
-		Catalog:    catalog,
 		Developers: developer.NewService(st, box, now),
 		Keys:       card.NewKeys(st, box, now),
 		Connectors: connector.NewService(st, now),
@@ -130,7 +127,7 @@ func New(cfg *config.Config, d Deps) (*App, error) {
 		Logger:            d.Log.With("component", "river"),
 		Workers:           workers,
 		WebhookWorkers:    cfg.WebhookWorkers,
-		JobTimeout:        cmp.Or(cfg.WebhookTimeout, webhook.DefaultTimeout) + webhook.RecordSlack,
+		JobTimeout:        cmp.Or(cfg.WebhookTimeout, webhook.DefaultTimeout) + queue.RecordSlack,
 		FetchPollInterval: d.JobPollInterval,
 	})
 	if err != nil {

@@ -53,11 +53,15 @@ type Config struct {
 	JobTimeout time.Duration
 }
 
-// CompletedRetention is how long River keeps a completed job. A completed
+// completedRetention is how long River keeps a completed job. A completed
 // delivery's attempt is in Hitch's attempt log, so River's row is only for
 // an operator looking at the queue; an hour of them stays small while a
 // backlog drains.
-const CompletedRetention = time.Hour
+const completedRetention = time.Hour
+
+// RecordSlack is the time a job may take after its timeout to record what
+// it did (a delivery's attempt), before River may take it for lost.
+const RecordSlack = 10 * time.Second
 
 // fetchCooldown is the least time between two fetches of one queue, and
 // between two insert notifications of one queue from one process. River's
@@ -96,10 +100,12 @@ func New(db store.Store, cfg Config) (*Queue, error) {
 		FetchPollInterval: cmp.Or(cfg.FetchPollInterval, 250*time.Millisecond),
 		JobTimeout:        jobTimeout,
 		// River's default waits an hour before it runs again the jobs of a
-		// process that died mid-job; every job here ends by its timeout, so
-		// a job still running 10 s past it has lost its process.
-		RescueStuckJobsAfter:        jobTimeout + 10*time.Second,
-		CompletedJobRetentionPeriod: CompletedRetention,
+		// process that died mid-job. Every job here ends by its timeout,
+		// but for up to RecordSlack after it a delivery may still record
+		// the attempt it made; a job still running 10 s past both has lost
+		// its process.
+		RescueStuckJobsAfter:        jobTimeout + RecordSlack + 10*time.Second,
+		CompletedJobRetentionPeriod: completedRetention,
 	}
 	if cfg.Logger == nil {
 		rc.Logger = slog.New(slog.DiscardHandler)
@@ -205,19 +211,19 @@ func (q *Queue) Stop(ctx context.Context) error {
 	return q.c.Stop(ctx)
 }
 
-// PendingStates are the states of a job that has yet to finish.
-var PendingStates = []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStateScheduled,
+// pendingStates are the states of a job that has yet to finish.
+var pendingStates = []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStateScheduled,
 	rivertype.JobStateRetryable, rivertype.JobStateRunning}
 
 // MaxPending is the most jobs Pending counts: River lists jobs rather than
-// count them, and listing a larger backlog at every metrics scrape would
-// cost more than the figure is worth.
-const MaxPending = 10_000
+// count them, and on SQLite the list takes the one writer connection, so
+// a scrape reads at most this many rows.
+const MaxPending = 1_000
 
 // Pending reports how many jobs of kind wait to run or are running, up to
 // MaxPending, and when the oldest of them was inserted (zero when none).
 func (q *Queue) Pending(ctx context.Context, kind string) (int, time.Time, error) {
-	jobs, err := q.Jobs(ctx, river.NewJobListParams().Kinds(kind).States(PendingStates...).
+	jobs, err := q.Jobs(ctx, river.NewJobListParams().Kinds(kind).States(pendingStates...).
 		OrderBy(river.JobListOrderByID, river.SortOrderAsc).First(MaxPending))
 	if err != nil || len(jobs) == 0 {
 		return 0, time.Time{}, err

@@ -55,13 +55,10 @@ type Worker struct {
 // Worker returns the River worker of deliveries.
 func (s *Service) Worker() *Worker { return &Worker{s: s} }
 
-// RecordSlack is the time a delivery job has beyond the HTTP timeout, to
-// read what it sends and record the attempt.
-const RecordSlack = 10 * time.Second
-
-// Timeout leaves room after the HTTP timeout for recording the attempt.
+// Timeout leaves room after the HTTP timeout to read what a delivery sends
+// and record the attempt.
 func (w *Worker) Timeout(*river.Job[DeliveryArgs]) time.Duration {
-	return w.s.cfg.Timeout + RecordSlack
+	return w.s.cfg.Timeout + queue.RecordSlack
 }
 
 // NextRetry follows the retry schedule, with ±10% jitter so that retries of
@@ -123,7 +120,7 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[DeliveryArgs]) error {
 		attempt.Outcome = store.AttemptSucceeded
 	}
 	// The attempt happened: record it even if the job's time ran out.
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), RecordSlack)
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), queue.RecordSlack)
 	defer cancel()
 	if o.succeeded() {
 		err := s.store.InTx(rctx, func(ex store.Executor) error {

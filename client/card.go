@@ -14,7 +14,7 @@ import (
 )
 
 // CardPayload is the card data payload that EncryptCard encrypts and the
-// plain form of SubmitCard sends (SPEC.md "Card data payload").
+// plain form of SubmitCard sends (the public API's card data payload).
 type CardPayload struct {
 	User CardUser `json:"user"`
 	Card CardData `json:"card"`

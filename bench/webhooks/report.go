@@ -10,7 +10,7 @@ import (
 )
 
 // Targets of commit→receipt latency at a paced 500 events/s, on every
-// store (issue 25).
+// store.
 const (
 	targetRate = 500
 	targetP50  = 50 * time.Millisecond

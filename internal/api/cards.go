@@ -10,7 +10,7 @@ import (
 	"github.com/hitchdev/hitch/internal/card"
 )
 
-// cardRequest is either form of POST /card (WIRE-NOTES.md), told apart by
+// cardRequest is either form of POST /card (both the public API's), told apart by
 // its fields: {jwe, task_id}, {jwe, external_user_id, merchant_id}, or the
 // plain {user, card, task_id}.
 type cardRequest struct {

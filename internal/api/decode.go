@@ -255,7 +255,7 @@ const (
 	maxMetadataKeyLength   = 64
 )
 
-// validateMetadata applies SPEC.md's limits: at most 10 keys, string values of
+// validateMetadata applies the public API's limits: at most 10 keys, string values of
 // at most 500 characters.
 func validateMetadata(md map[string]string) error {
 	if len(md) > maxMetadataKeys {

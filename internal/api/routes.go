@@ -52,7 +52,7 @@ func (s *Server) routes() {
 	m.Handle("POST /webhooks/events/{id}/resend", s.authed(s.resendEvent))
 	m.Handle("POST /webhooks/replay", s.authed(s.replayEvents))
 
-	// The audit log of the developer's dashboard (SPEC.md addresses it on
+	// The audit log of the developer's dashboard (the public API addresses it on
 	// production; it is served in both environments).
 	m.Handle("GET /audit_logs", s.authed(s.listAuditLogs))
 

@@ -15,7 +15,7 @@ import (
 const MaxJWESize = 8 << 10
 
 // The only algorithms accepted: RSA-OAEP with SHA-256 for the key, AES-256
-// in GCM for the content (WIRE-NOTES.md).
+// in GCM for the content (the public service's choice).
 const (
 	KeyAlgorithm      = "RSA-OAEP-256"
 	ContentEncryption = "A256GCM"

@@ -17,7 +17,7 @@ import (
 	"github.com/nyaruka/phonenumbers"
 )
 
-// Payload is the card data payload (SPEC.md "Card data payload"): the JSON a developer encrypts in a JWE or posts in the plain form.
+// Payload is the card data payload (the public API's card data payload): the JSON a developer encrypts in a JWE or posts in the plain form.
 type Payload struct {
 	User PayloadUser `json:"user"`
 	Card PayloadCard `json:"card"`

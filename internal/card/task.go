@@ -24,7 +24,7 @@ import (
 )
 
 // Failure reasons of CARD_FAILED and VAULTING_FAILED that Hitch itself
-// decides (the rest come from the merchant, WIRE-NOTES.md).
+// decides (the rest come from the merchant, as the public service's do).
 const (
 	ReasonNoCard        = "did not receive payment method information"
 	ReasonNotHandled    = "could not handle payment method information"

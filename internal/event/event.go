@@ -15,7 +15,7 @@ import (
 	"github.com/hitchdev/hitch/internal/store"
 )
 
-// Event types of SPEC.md.
+// Event types, the public API's and Hitch's own.
 const (
 	Authenticated                = "AUTHENTICATED"
 	CardUpdated                  = "CARD_UPDATED"

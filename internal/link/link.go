@@ -272,7 +272,7 @@ const (
 	StatusUnavailable Status = "unavailable"
 )
 
-// Failure reasons, from the reasons of WIRE-NOTES.md.
+// Failure reasons, the public service's.
 const (
 	ReasonCredentials     = "credentials"
 	ReasonAccount         = "account"

@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// The test logins of development (WIRE-NOTES.md, docs/link.md).
+// The test logins of development (docs/link.md).
 const (
 	TestUser             = "user_good"
 	TestUserTransactions = "user_good_transactions"

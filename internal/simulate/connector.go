@@ -10,7 +10,7 @@ import (
 	"github.com/hitchdev/hitch/internal/transaction"
 )
 
-// Per call of the simulator, as the public sandbox does (WIRE-NOTES.md).
+// Per call of the simulator, as the public sandbox does.
 const (
 	NewPerCall     = 205
 	UpdatedPerCall = 3

@@ -18,7 +18,7 @@ import (
 	"github.com/hitchdev/hitch/internal/store/storetest"
 )
 
-// Benchmarks of issue 4, on every configured store:
+// Benchmarks, on every configured store:
 //
 //	go test ./internal/transaction -run '^$' -bench . -benchtime 2000x
 //

@@ -8,7 +8,7 @@ import (
 	"github.com/hitchdev/hitch/internal/cursor"
 )
 
-// Sync limits of SPEC.md.
+// Sync limits, the public API's.
 const (
 	DefaultSyncLimit = 5
 	MaxSyncLimit     = 100

@@ -25,7 +25,7 @@ type Transaction struct {
 	LoyaltyMembership *LoyaltyMembership `json:"loyalty_membership"`
 }
 
-// Order statuses of SPEC.md.
+// Order statuses, the public API's.
 const (
 	StatusOrdered      = "ORDERED"
 	StatusBilled       = "BILLED"
@@ -77,7 +77,7 @@ type PaymentMethod struct {
 	TransactionAmount string `json:"transaction_amount"`
 }
 
-// Payment method types (WIRE-NOTES.md).
+// Payment method types, the public API's.
 var PaymentTypes = []string{"CARD", "APPLE_PAY", "GOOGLE_PAY", "AMAZON_PAY", "PAYPAL", "CASH_APP", "VENMO",
 	"AFFIRM", "KLARNA", "GIFT_CARD", "CASH", "LOYALTY_POINTS", "UNRECOGNIZED"}
 
@@ -97,7 +97,7 @@ type Adjustment struct {
 	Amount string `json:"amount"`
 }
 
-// Adjustment types (WIRE-NOTES.md).
+// Adjustment types, the public API's.
 var AdjustmentTypes = []string{"DISCOUNT", "TAX", "TIP", "FEE", "REFUND", "UNRECOGNIZED"}
 
 // Product is one line of an order.
@@ -166,8 +166,8 @@ type SubscriptionPrice struct {
 	Currency string `json:"currency"`
 }
 
-// Subscription statuses (WIRE-NOTES.md).
+// Subscription statuses, the public API's.
 var SubscriptionStatuses = []string{"ACTIVE", "ACTIVE_CANCELLATION", "ACTIVE_PLAN_CHANGE", "UNRECOGNIZED"}
 
-// Billing cycles of SPEC.md.
+// Billing cycles, the public API's.
 var BillingCycles = []string{"MONTHLY", "WEEKLY", "BIWEEKLY", "QUARTERLY", "SEMIANNUALLY", "ANNUALLY", "DAILY", "UNRECOGNIZED"}

@@ -316,3 +316,21 @@ func (s *Service) Link(ctx context.Context, p LinkParams) (*Account, *store.Even
 	}
 	return s.withMerchant(linked), ev, nil
 }
+
+// RecordLoginStep records a step of a login at a merchant the user has an
+// account at already (logging in again): the product's lifecycle status and
+// last_user_action. A first login has no account to record it on until it
+// succeeds, which Link records.
+func (s *Service) RecordLoginStep(ctx context.Context, clientID, externalUserID string, merchantID int64, product, status, action string) error {
+	a, err := s.Get(ctx, clientID, externalUserID, merchantID, "")
+	if errors.Is(err, ErrUserNotFound) || errors.Is(err, ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return s.store.InTx(ctx, func(ex store.Executor) error {
+		return ex.AccountLifecycleSet(ctx, &store.AccountLifecycleSetParams{ClientID: clientID, AccountID: a.ID,
+			Product: product, Status: status, ActionStatus: action, At: s.now()})
+	})
+}

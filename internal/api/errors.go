@@ -10,6 +10,7 @@ import (
 	"github.com/hitchdev/hitch/internal/account"
 	"github.com/hitchdev/hitch/internal/audit"
 	"github.com/hitchdev/hitch/internal/card"
+	"github.com/hitchdev/hitch/internal/connector"
 	"github.com/hitchdev/hitch/internal/detection"
 	"github.com/hitchdev/hitch/internal/developer"
 	"github.com/hitchdev/hitch/internal/field"
@@ -53,6 +54,9 @@ const (
 	CodeTaskNotAwaitingCard   = "TASK_NOT_AWAITING_CARD"
 	CodeCardWindowClosed      = "CARD_WINDOW_CLOSED"
 	CodeTaskClaimed           = "TASK_CLAIMED"
+	CodeMerchantNotServed     = "MERCHANT_NOT_SERVED"
+	CodeLeaseNotHeld          = "LEASE_NOT_HELD"
+	CodeWorkNotWaiting        = "WORK_NOT_WAITING"
 	CodeMethodNotAllowed      = "METHOD_NOT_ALLOWED"
 	CodeBodyTooLarge          = "REQUEST_TOO_LARGE"
 	CodeUnsupportedMediaType  = "UNSUPPORTED_MEDIA_TYPE"
@@ -133,6 +137,14 @@ var domainErrors = []struct {
 	{card.ErrTaskClaimed, &Error{Status: http.StatusConflict, Type: TypeInvalidRequest, Code: CodeTaskClaimed,
 		Message: "The task is not pending, or another connector has claimed it."}},
 	{card.ErrInvalidResult, errInvalidField("The result does not fit the task: a vaulting that succeeded needs payment_method, and only a vaulting takes one.")},
+	{connector.ErrNotServed, &Error{Status: http.StatusForbidden, Type: TypeInvalidRequest, Code: CodeMerchantNotServed,
+		Message: "This connector has not declared the merchant (PUT /internal/connector)."}},
+	{connector.ErrLease, &Error{Status: http.StatusConflict, Type: TypeInvalidRequest, Code: CodeLeaseNotHeld,
+		Message: "This connector does not hold the work under this lease: another claimed it, or the lease ended."}},
+	{connector.ErrTransition, &Error{Status: http.StatusConflict, Type: TypeInvalidRequest, Code: CodeWorkNotWaiting,
+		Message: "The work is not waiting for this report: it ended or is at another step."}},
+	{connector.ErrWorkNotFound, &Error{Status: http.StatusNotFound, Type: TypeInvalidRequest, Code: CodeNotFound,
+		Message: "There is no such work."}},
 	{card.ErrAccountDisconnected, &Error{Status: http.StatusBadRequest, Type: TypeMerchantAccountError, Code: CodeAccountDisconnected,
 		Message: "The merchant account is disconnected: the user must log in again before its card can be updated."}},
 	{transaction.ErrNotFound, &Error{Status: http.StatusNotFound, Type: TypeTransactionError, Code: CodeTransactionNotFound,

@@ -108,6 +108,7 @@ type harness struct {
 	// memberConfig is the member service's configuration, defaults
 	// filled in: tests find their hasher or clock there.
 	memberConfig member.Config
+	catalog      *merchant.Catalog
 }
 
 type harnessOptions struct {
@@ -215,6 +216,7 @@ func newHarness(t *testing.T, st store.Store, opts ...func(*harnessOptions)) *ha
 	h.connectors, h.cards, h.detections, h.keys = a.Connectors, a.Cards, a.Detections, a.Keys
 	h.links, h.audit, h.members, h.server = a.Links, a.Audit, a.Members, a.API
 	h.memberConfig = o.members
+	h.catalog = a.Catalog
 	srv.Config.Handler = h.server
 	srv.Start()
 	t.Cleanup(srv.Close)

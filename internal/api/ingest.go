@@ -234,6 +234,9 @@ func (s *Server) ingestAccount(ctx context.Context, clientID, externalUserID *st
 	if err := validateMetadata(metadata); err != nil {
 		return key, err
 	}
+	if err := s.requireServed(ctx, merchant); err != nil {
+		return key, err
+	}
 	client, err := s.connectorClient(ctx, *clientID)
 	if err != nil {
 		return key, err

@@ -21,6 +21,15 @@ func (h *harness) newConnector(t *testing.T) *connector.Credentials {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// It serves every catalog merchant, as a connector declares.
+	var ids []int64
+	for _, m := range h.catalog.All() {
+		ids = append(ids, m.ID)
+	}
+	if r := h.do("PUT", "/internal/connector", map[string]any{"merchant_ids": ids},
+		http.Header{"Authorization": {basic(creds.ID, creds.Secret)}}); r.status != http.StatusOK {
+		t.Fatalf("declare: %d %s", r.status, r.body)
+	}
 	return creds
 }
 

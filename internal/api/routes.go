@@ -74,6 +74,15 @@ func (s *Server) routes() {
 	m.Handle("GET /internal/tasks", s.connectorAuthed(s.listPendingTasks))
 	m.Handle("POST /internal/tasks/{id}/claim", s.connectorAuthed(s.claimTask))
 	m.Handle("POST /internal/tasks/{id}/result", s.connectorAuthed(s.taskResult))
+	// Connector work: what a connector serves, and the logins and refreshes
+	// it claims under a lease and reports on (internal/api/work.go).
+	m.Handle("GET /internal/connector", s.connectorAuthed(s.getConnector))
+	m.Handle("PUT /internal/connector", s.connectorAuthed(s.declareConnector))
+	m.Handle("POST /internal/work/claim", s.connectorAuthed(s.claimWork))
+	m.Handle("POST /internal/work/{id}/step", s.connectorAuthed(s.reportStep))
+	m.Handle("POST /internal/work/{id}/answer", s.connectorAuthed(s.takeAnswer))
+	m.Handle("POST /internal/work/{id}/heartbeat", s.connectorAuthed(s.heartbeatWork))
+	m.Handle("POST /internal/work/{id}/complete", s.connectorAuthed(s.completeWork))
 
 	// The hosted link flow's calls, with the session value in the body
 	// instead of credentials, and the web SDK's analytics.

@@ -53,6 +53,8 @@ type Deps struct {
 	Simulator *simulate.Connector
 	// Connectors authenticates the internal ingestion API.
 	Connectors *connector.Service
+	// Work routes logins and refreshes to connectors.
+	Work *connector.Work
 	// Links links accounts after logins, and runs the hosted flow's logins.
 	Links *link.Service
 	// Pages, when set, serves the web pages (the hosted link flow, the web

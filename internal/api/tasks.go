@@ -1,12 +1,16 @@
 package api
 
 import (
+	"cmp"
+	"context"
+	"errors"
 	"net/http"
 	"slices"
 	"strconv"
 	"time"
 
 	"github.com/hitchdev/hitch/internal/card"
+	"github.com/hitchdev/hitch/internal/connector"
 	"github.com/hitchdev/hitch/internal/store"
 )
 
@@ -72,8 +76,30 @@ func (s *Server) listPendingTasks(w http.ResponseWriter, r *http.Request) error 
 		}
 		limit = n
 	}
-	tasks, err := s.Cards.PendingTasks(r.Context(), merchantID, limit)
+	// A connector sees the tasks of the merchants it declared.
+	served, err := s.Work.Declared(r.Context(), connectorFrom(r.Context()).ID)
 	if err != nil {
+		return err
+	}
+	if merchantID != 0 {
+		if !slices.Contains(served, merchantID) {
+			return connector.ErrNotServed
+		}
+		served = []int64{merchantID}
+	}
+	tasks := []*store.Task{}
+	for _, m := range served {
+		some, err := s.Cards.PendingTasks(r.Context(), m, limit)
+		if err != nil {
+			return err
+		}
+		tasks = append(tasks, some...)
+	}
+	slices.SortFunc(tasks, func(a, b *store.Task) int {
+		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.ID, b.ID))
+	})
+	tasks = tasks[:min(len(tasks), limit)]
+	if err := s.seen(r); err != nil {
 		return err
 	}
 	out := make([]taskJSON, 0, len(tasks))
@@ -110,6 +136,9 @@ func (s *Server) claimTask(w http.ResponseWriter, r *http.Request) error {
 	}
 	clientID, err := s.taskClient(r, req.ClientID)
 	if err != nil {
+		return err
+	}
+	if err := s.requireTaskServed(r.Context(), clientID, id); err != nil {
 		return err
 	}
 	task, claimed, err := s.Cards.Claim(r.Context(), clientID, id)
@@ -155,6 +184,9 @@ func (s *Server) taskResult(w http.ResponseWriter, r *http.Request) error {
 	}
 	clientID, err := s.taskClient(r, req.ClientID)
 	if err != nil {
+		return err
+	}
+	if err := s.requireTaskServed(r.Context(), clientID, id); err != nil {
 		return err
 	}
 	var res card.Result
@@ -216,4 +248,17 @@ func (s *Server) taskClient(r *http.Request, clientID *string) (string, error) {
 		return "", err
 	}
 	return s.connectorClient(r.Context(), *clientID)
+}
+
+// requireTaskServed refuses a connector a task of a merchant it has not
+// declared.
+func (s *Server) requireTaskServed(ctx context.Context, clientID string, id int64) error {
+	t, err := s.Store.TaskGet(ctx, clientID, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return card.ErrTaskNotFound
+	}
+	if err != nil {
+		return err
+	}
+	return s.requireServed(ctx, t.MerchantID)
 }

@@ -77,10 +77,13 @@ type App struct {
 	Transactions *transaction.Service
 	Simulator    *simulate.Connector
 	Connectors   *connector.Service
-	Links        *link.Service
-	Audit        *audit.Log
-	Members      *member.Service
-	Metrics      *prometheus.Registry
+	// Work routes logins and refreshes to connectors.
+	Work    *connector.Work
+	Links   *link.Service
+	Audit   *audit.Log
+	Members *member.Service
+	Metrics *prometheus.Registry
+	Catalog *merchant.Catalog
 	// API is the HTTP handler: the API, the hosted flow, the dashboard.
 	API *api.Server
 
@@ -116,12 +119,22 @@ func New(cfg *config.Config, d Deps) (*App, error) {
 		Connectors: connector.NewService(st, now),
 		Audit:      audit.NewLog(now),
 		Metrics:    prometheus.NewRegistry(),
+		Catalog:    catalog,
 	}
 	events := &event.Log{}
 	a.Accounts = account.NewService(st, catalog, events, cfg.PublicURL, now)
 	a.Transactions = transaction.NewService(st, events, a.Accounts.EventMerchant, now)
 	a.Simulator = &simulate.Connector{Transactions: a.Transactions, Catalog: catalog, Now: now}
 	workers := river.NewWorkers()
+	a.Work = connector.NewWork(connector.WorkConfig{Store: st, Box: box, Now: now, RefreshInterval: cfg.RefreshInterval,
+		Disconnect: func(ctx context.Context, clientID, externalUserID string, merchantID int64) error {
+			_, err := a.Accounts.Disconnect(ctx, clientID, externalUserID, merchantID)
+			if errors.Is(err, account.ErrNotFound) || errors.Is(err, account.ErrUserNotFound) {
+				return nil // unlinked meanwhile: nothing to disconnect
+			}
+			return err
+		}})
+	a.Work.AddWorkers(workers)
 	var err error
 	a.Queue, err = queue.New(st, queue.Config{
 		Logger:            d.Log.With("component", "river"),
@@ -129,6 +142,7 @@ func New(cfg *config.Config, d Deps) (*App, error) {
 		WebhookWorkers:    cfg.WebhookWorkers,
 		JobTimeout:        cmp.Or(cfg.WebhookTimeout, webhook.DefaultTimeout) + queue.RecordSlack,
 		FetchPollInterval: d.JobPollInterval,
+		PeriodicJobs:      a.Work.PeriodicJobs(),
 	})
 	if err != nil {
 		return nil, err
@@ -158,7 +172,7 @@ func New(cfg *config.Config, d Deps) (*App, error) {
 	a.Sessions = session.NewService(st, box, catalog, a.Detections, now)
 	a.Links = link.NewService(link.Config{Environment: cfg.Env, Sessions: a.Sessions, Developers: a.Developers,
 		Accounts: a.Accounts, Cards: a.Cards, Simulator: a.Simulator, Catalog: catalog, Store: st, Box: box,
-		Authenticator: link.AuthenticatorFor(cfg.Env), Now: now})
+		Authenticator: &link.Routed{Work: a.Work, Accounts: a.Accounts, Fallback: link.AuthenticatorFor(cfg.Env)}, Now: now})
 	a.Members = member.NewService(st, a.Audit, now, d.Members)
 	pagesConfig := web.Config{Environment: cfg.Env, Catalog: catalog, Logger: d.Log, PublicURL: cfg.PublicURL,
 		TrustedProxies: cfg.TrustedProxies, Links: a.Links, Dashboard: &web.Dashboard{
@@ -175,6 +189,9 @@ func New(cfg *config.Config, d Deps) (*App, error) {
 	if err := a.Webhooks.Register(a.Metrics); err != nil {
 		return nil, err
 	}
+	if err := a.Work.Metrics().Register(a.Metrics); err != nil {
+		return nil, err
+	}
 	a.API = api.New(api.Deps{
 		Env:            cfg.Env,
 		Store:          st,
@@ -188,6 +205,7 @@ func New(cfg *config.Config, d Deps) (*App, error) {
 		Transactions:   a.Transactions,
 		Simulator:      a.Simulator,
 		Connectors:     a.Connectors,
+		Work:           a.Work,
 		Links:          a.Links,
 		Pages:          pages,
 		Metrics:        a.Metrics,

@@ -85,6 +85,9 @@ type Config struct {
 	// its connector's result before it fails and the card is erased.
 	// Default 10m.
 	TaskDeadline time.Duration
+	// RefreshInterval is how often connectors refresh each linked account
+	// (default 4h).
+	RefreshInterval time.Duration
 	// KeyGrace is how long a rotated-out JWE key keeps decrypting (the
 	// default of `hitch keys rotate --grace`). Default 168h (7 days).
 	KeyGrace time.Duration
@@ -160,6 +163,7 @@ func NewFlagSet(name string, getenv func(string) string) *FlagSet {
 	f.integer(&c.WebhookWorkers, "webhook-workers", "HITCH_WEBHOOK_WORKERS", 200, "webhook deliveries one node runs at once")
 	f.duration(&c.CardWindow, "card-window", "HITCH_CARD_WINDOW", 15*time.Second, "time a card switch waits for its card data")
 	f.duration(&c.TaskDeadline, "task-deadline", "HITCH_TASK_DEADLINE", 10*time.Minute, "time a production task waits for its connector")
+	f.duration(&c.RefreshInterval, "refresh-interval", "HITCH_REFRESH_INTERVAL", 4*time.Hour, "how often connectors refresh each linked account")
 	f.duration(&c.KeyGrace, "key-grace", "HITCH_KEY_GRACE", 7*24*time.Hour, "time a rotated-out JWE key keeps decrypting")
 	f.boolean(&c.Workers, "workers", "HITCH_WORKERS", true, "run job workers (webhook delivery) in serve")
 	c.MasterKey = getenv("HITCH_MASTER_KEY")
@@ -417,6 +421,9 @@ func (c *Config) Validate() error {
 	}
 	if c.CardWindow < time.Second || c.CardWindow > time.Hour {
 		return fmt.Errorf("invalid --card-window %v (HITCH_CARD_WINDOW): must be between 1s and 1h", c.CardWindow)
+	}
+	if c.RefreshInterval < time.Second || c.RefreshInterval > 7*24*time.Hour {
+		return fmt.Errorf("invalid --refresh-interval %v (HITCH_REFRESH_INTERVAL): must be between 1s and 168h", c.RefreshInterval)
 	}
 	if c.TaskDeadline < time.Second || c.TaskDeadline > 24*time.Hour {
 		return fmt.Errorf("invalid --task-deadline %v (HITCH_TASK_DEADLINE): must be between 1s and 24h", c.TaskDeadline)

@@ -306,6 +306,8 @@ type Step struct {
 	State []byte
 	// Transactions, on success in development, is what the link generates.
 	Transactions *Transactions
+	// work is the connector login a Routed success came from.
+	work string
 }
 
 // Authenticator logs users in at merchants. It is the seam a production
@@ -447,6 +449,11 @@ func (s *Service) advance(ctx context.Context, sess *Session, m *merchant.Mercha
 			return nil, err
 		}
 		res.Linked = linked
+		if r, ok := s.cfg.Authenticator.(*Routed); ok {
+			if err := r.Linked(ctx, Attempt{Session: sess, Merchant: m}, step); err != nil {
+				return nil, err
+			}
+		}
 	case StatusOTPRequired, StatusQuestionsRequired:
 		now := s.cfg.Now()
 		c := &challenge{ID: newChallengeID(), MerchantID: m.ID, Status: step.Status, Question: step.Question,
@@ -461,7 +468,7 @@ func (s *Service) advance(ctx context.Context, sess *Session, m *merchant.Mercha
 		}
 		res.Question, res.Challenge, res.AttemptsLeft = step.Question, sealed, MaxAnswerAttempts
 	case StatusFailed:
-		res.Retry = step.Reason == ReasonCredentials
+		res.Retry = step.Reason == ReasonCredentials || step.Reason == ReasonInterrupted
 	case StatusUnavailable:
 	default:
 		return nil, fmt.Errorf("link: the authenticator answered an unknown status %q", step.Status)

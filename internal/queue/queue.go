@@ -48,6 +48,9 @@ type Config struct {
 	// FetchPollInterval bounds how long a new job waits for a worker when
 	// no insert notification wakes one (default 250 ms; see New).
 	FetchPollInterval time.Duration
+	// PeriodicJobs are inserted on their schedule by the leader among the
+	// processes that work jobs.
+	PeriodicJobs []*river.PeriodicJob
 	// JobTimeout bounds one run of a job (default 1 minute). A job still
 	// marked running 10 s after it (its process died) is run again.
 	JobTimeout time.Duration
@@ -112,6 +115,7 @@ func New(db store.Store, cfg Config) (*Queue, error) {
 	}
 	if cfg.Workers != nil {
 		rc.Workers = cfg.Workers
+		rc.PeriodicJobs = cfg.PeriodicJobs
 		rc.Queues = map[string]river.QueueConfig{
 			QueueDefault:  {MaxWorkers: 10},
 			QueueWebhooks: {MaxWorkers: cmp.Or(cfg.WebhookWorkers, 200)},

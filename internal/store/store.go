@@ -262,6 +262,56 @@ type Executor interface {
 	// ConnectorRevoke sets a connector's revoked_at to at unless it is
 	// revoked already; ErrNotFound when there is no such connector.
 	ConnectorRevoke(ctx context.Context, id string, at time.Time) error
+	// ConnectorDeclare records the merchants a connector serves and that it
+	// was seen at at.
+	ConnectorDeclare(ctx context.Context, id string, merchantIDs []int64, at time.Time) error
+	// ConnectorSeen records that a connector called Hitch at at.
+	ConnectorSeen(ctx context.Context, id string, at time.Time) error
+
+	// Connector work: logins and refreshes waiting for, or held by, a
+	// connector, and the merchant sessions connectors keep per account.
+
+	// WorkInsert stores a unit of work; a refresh of an account that has
+	// one open already is not stored (inserted is false).
+	WorkInsert(ctx context.Context, w *Work) (inserted bool, err error)
+	// WorkGet returns a unit of work.
+	WorkGet(ctx context.Context, id string) (*Work, error)
+	// WorkClaim gives pending work of the merchants and kinds to a
+	// connector under a lease, oldest first, and erases the sealed input of
+	// what it returns (the returned rows still hold it).
+	WorkClaim(ctx context.Context, p *WorkClaimParams) ([]*Work, error)
+	// WorkReport moves work held under the lease (not expired at Now) from
+	// one of the From statuses to Status, renewing the lease to LeaseUntil;
+	// ErrNotFound when the lease or status does not match.
+	WorkReport(ctx context.Context, p *WorkReportParams) (*Work, error)
+	// WorkTakeAnswer returns the sealed answer of work held under the lease
+	// and back in status claimed, erasing it; ErrNotFound when there is no
+	// answer (or the lease does not match).
+	WorkTakeAnswer(ctx context.Context, p *WorkReportParams) ([]byte, error)
+	// WorkSet moves work from one of the From statuses to Status without a
+	// lease (the hosted flow and the reaper), storing input (nil erases
+	// it) and reason; ErrNotFound when its status is not one of From.
+	WorkSet(ctx context.Context, p *WorkSetParams) (*Work, error)
+	// WorkExpired lists work whose lease ended before now, or pending since
+	// before pendingBefore, up to limit.
+	WorkExpired(ctx context.Context, now, pendingBefore time.Time, limit int) ([]*Work, error)
+	// WorkPurge deletes ended work created before before and erases the
+	// sealed input of any work created before eraseBefore.
+	WorkPurge(ctx context.Context, before, eraseBefore time.Time) error
+	// WorkStats counts work per connector, kind and status since since.
+	WorkStats(ctx context.Context, since time.Time) ([]*WorkCount, error)
+
+	// ConnectorStatePut stores an account's sealed merchant session (nil
+	// keeps the stored one) and when the account is next refreshed.
+	ConnectorStatePut(ctx context.Context, s *ConnectorState) error
+	// ConnectorStateGet returns an account's connector state.
+	ConnectorStateGet(ctx context.Context, clientID, externalUserID string, merchantID int64) (*ConnectorState, error)
+	// ConnectorStateDelete forgets an account's merchant session.
+	ConnectorStateDelete(ctx context.Context, clientID, externalUserID string, merchantID int64) error
+	// ConnectorStatesDue lists the states of connected, linked accounts due
+	// for a refresh at now, up to limit, and moves their next refresh to
+	// next.
+	ConnectorStatesDue(ctx context.Context, now, next time.Time, limit int) ([]*ConnectorState, error)
 
 	// The dashboard: members, their sign-ins, hidden merchants and the
 	// audit log.
@@ -683,6 +733,109 @@ type Connector struct {
 	SecretHash []byte
 	CreatedAt  time.Time
 	RevokedAt  *time.Time // nil while it may authenticate
+	// MerchantIDs are the merchants it declared it serves; nil until it
+	// declares.
+	MerchantIDs []int64
+	LastSeenAt  *time.Time
+}
+
+// Work kinds.
+const (
+	WorkLogin   = "login"
+	WorkRefresh = "refresh"
+)
+
+// Work statuses. A login goes pending → claimed → (otp_required |
+// questions_required → answered → claimed | wrong_answer …) →
+// authenticated → done, or failed; a refresh pending → claimed → done or
+// failed, back to pending when its lease ends.
+const (
+	WorkPending           = "pending"
+	WorkClaimed           = "claimed"
+	WorkOTPRequired       = "otp_required"
+	WorkQuestionsRequired = "questions_required"
+	WorkWrongAnswer       = "wrong_answer"
+	WorkAnswered          = "answered"
+	WorkAuthenticated     = "authenticated"
+	WorkDone              = "done"
+	WorkFailed            = "failed"
+)
+
+// Work is a unit of work for a connector.
+type Work struct {
+	ID             string
+	Kind           string
+	ClientID       string
+	ExternalUserID string
+	MerchantID     int64
+	Product        string
+	Status         string
+	Question       *string
+	Reason         *string
+	// InputSealed is the sealed credentials or answer, nil once taken.
+	InputSealed []byte
+	ConnectorID *string
+	LeaseHash   []byte
+	LeaseUntil  *time.Time
+	Attempts    int
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+}
+
+// WorkClaimParams are a connector's claim.
+type WorkClaimParams struct {
+	ConnectorID string
+	MerchantIDs []int64
+	Kinds       []string
+	Limit       int
+	LeaseHash   []byte
+	LeaseUntil  time.Time
+	Now         time.Time
+}
+
+// WorkReportParams are a step reported under a lease.
+type WorkReportParams struct {
+	ID         string
+	LeaseHash  []byte
+	From       []string
+	Status     string
+	Question   *string
+	Reason     *string
+	LeaseUntil time.Time
+	Now        time.Time
+}
+
+// WorkSetParams move work without a lease.
+type WorkSetParams struct {
+	ID       string
+	From     []string
+	Status   string
+	Input    []byte
+	Reason   *string
+	Attempts bool // count one more attempt
+	// ReleaseLease drops the connector's lease (the work may be claimed
+	// again).
+	ReleaseLease bool
+	Now          time.Time
+}
+
+// WorkCount is how much work of a kind a connector has in a status.
+type WorkCount struct {
+	ConnectorID string
+	Kind        string
+	Status      string
+	Count       int
+}
+
+// ConnectorState is what a connector keeps of a linked account.
+type ConnectorState struct {
+	ClientID       string
+	ExternalUserID string
+	MerchantID     int64
+	StateSealed    []byte
+	NextRefreshAt  time.Time
+	LastRefreshAt  *time.Time
+	UpdatedAt      time.Time
 }
 
 // Task states.

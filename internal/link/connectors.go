@@ -1,0 +1,128 @@
+package link
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/hitchdev/hitch/internal/account"
+	"github.com/hitchdev/hitch/internal/connector"
+	"github.com/hitchdev/hitch/internal/store"
+)
+
+// ReasonInterrupted: the connector logging the user in stopped answering,
+// or none took the login in time; the user may try again.
+const ReasonInterrupted = connector.ReasonInterrupted
+
+// Routed is the Authenticator of a deployment with connectors: a login at a
+// merchant that an online connector serves goes to connectors (the
+// credentials sealed until one claims it, then only in its memory); any
+// other goes to Fallback (the test logins in development, Unavailable in
+// production).
+type Routed struct {
+	Work     *connector.Work
+	Accounts *account.Service
+	Fallback Authenticator
+}
+
+// routedState is Routed's state between steps: the login's work id.
+type routedState struct {
+	Work string `json:"work"`
+}
+
+// Login implements Authenticator.
+func (r *Routed) Login(ctx context.Context, a Attempt, c Credentials) (Step, error) {
+	online, err := r.Work.Online(ctx, a.Merchant.ID)
+	if err != nil {
+		return Step{}, err
+	}
+	if !online {
+		return r.Fallback.Login(ctx, a, c)
+	}
+	id, err := r.Work.StartLogin(ctx, connector.LoginParams{ClientID: a.Session.ClientID,
+		ExternalUserID: a.Session.ExternalUserID, MerchantID: a.Merchant.ID, Product: a.Session.Product,
+		Credentials: connector.UserCredentials{Username: c.Username, Password: c.Password}})
+	if err != nil {
+		return Step{}, err
+	}
+	if err := r.record(ctx, a, account.LifecycleLoginStarted, account.ActionPending); err != nil {
+		return Step{}, err
+	}
+	return r.wait(ctx, a, id)
+}
+
+// Answer implements Authenticator.
+func (r *Routed) Answer(ctx context.Context, a Attempt, state []byte, answer string) (Step, error) {
+	var st routedState
+	if err := json.Unmarshal(state, &st); err != nil || st.Work == "" {
+		return r.Fallback.Answer(ctx, a, state, answer)
+	}
+	err := r.Work.Answer(ctx, st.Work, answer)
+	if errors.Is(err, connector.ErrTransition) {
+		// The connector gave up on the login meanwhile.
+		return Step{Status: StatusFailed, Reason: ReasonInterrupted}, nil
+	}
+	if err != nil {
+		return Step{}, err
+	}
+	return r.wait(ctx, a, st.Work)
+}
+
+// Linked ends a routed login the flow has linked: its first refresh is
+// queued for a transaction_link.
+func (r *Routed) Linked(ctx context.Context, a Attempt, step Step) error {
+	if step.work == "" {
+		return nil
+	}
+	if err := r.Work.Done(ctx, step.work); err != nil && !errors.Is(err, connector.ErrTransition) {
+		return err
+	}
+	if a.Session.Product == productTransactionLink {
+		return r.Work.EnqueueRefresh(ctx, a.Session.ClientID, a.Session.ExternalUserID, a.Merchant.ID)
+	}
+	return nil
+}
+
+// wait turns the login's next step into the flow's.
+func (r *Routed) wait(ctx context.Context, a Attempt, id string) (Step, error) {
+	wk, err := r.Work.Wait(ctx, id)
+	if err != nil {
+		return Step{}, err
+	}
+	state, err := json.Marshal(routedState{Work: id})
+	if err != nil {
+		return Step{}, err
+	}
+	var step Step
+	switch wk.Status {
+	case store.WorkOTPRequired:
+		step = Step{Status: StatusOTPRequired, State: state}
+		err = r.record(ctx, a, account.LifecycleOTPRequired, account.ActionPending)
+	case store.WorkQuestionsRequired:
+		step = Step{Status: StatusQuestionsRequired, State: state}
+		if wk.Question != nil {
+			step.Question = *wk.Question
+		}
+		err = r.record(ctx, a, account.LifecycleQuestionsRequired, account.ActionPending)
+	case store.WorkWrongAnswer:
+		step = Step{Wrong: true, State: state}
+	case store.WorkAuthenticated:
+		step = Step{Status: StatusSuccess, work: id}
+	case store.WorkFailed:
+		step = Step{Status: StatusFailed, Reason: ReasonInterrupted}
+		if wk.Reason != nil && *wk.Reason != connector.ReasonAbandoned {
+			step.Reason = *wk.Reason
+		}
+		err = r.record(context.WithoutCancel(ctx), a, account.LifecycleLoginFailed, account.ActionFailure)
+	default:
+		return Step{}, fmt.Errorf("link: connector login in status %q", wk.Status)
+	}
+	return step, err
+}
+
+// record records a login step on the account, when the user has one there.
+func (r *Routed) record(ctx context.Context, a Attempt, status, action string) error {
+	return r.Accounts.RecordLoginStep(ctx, a.Session.ClientID, a.Session.ExternalUserID, a.Merchant.ID,
+		a.Session.Product, status, action)
+}

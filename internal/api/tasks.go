@@ -3,6 +3,7 @@ package api
 import (
 	"cmp"
 	"context"
+	"encoding/base64"
 	"errors"
 	"net/http"
 	"slices"
@@ -145,10 +146,20 @@ func (s *Server) claimTask(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	state, err := s.Work.AccountState(r.Context(), clientID, task.ExternalUserID, task.MerchantID)
+	if err != nil {
+		return err
+	}
 	out := struct {
 		Task taskJSON         `json:"task"`
 		Card *claimedCardJSON `json:"card"`
+		// State is the merchant session the connector saved at login.
+		State *string `json:"state"`
 	}{Task: toTaskJSON(task)}
+	if state != nil {
+		st := base64.StdEncoding.EncodeToString(state)
+		out.State = &st
+	}
 	if claimed != nil {
 		out.Card = &claimedCardJSON{User: claimed.User, Number: claimed.Number, Expiration: claimed.Expiration}
 		if claimed.CVV != "" {

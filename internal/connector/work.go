@@ -406,6 +406,19 @@ func (w *Work) Claim(ctx context.Context, c *Connector, kinds []string, limit in
 	return out, nil
 }
 
+// AccountState returns the merchant session a connector saved for an
+// account (nil when none): what a card task needs to act at the merchant.
+func (w *Work) AccountState(ctx context.Context, clientID, externalUserID string, merchantID int64) ([]byte, error) {
+	st, err := w.cfg.Store.ConnectorStateGet(ctx, clientID, externalUserID, merchantID)
+	if errors.Is(err, store.ErrNotFound) || (err == nil && st.StateSealed == nil) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return w.cfg.Box.Open(st.StateSealed, statePurpose(&store.Work{ClientID: clientID, ExternalUserID: externalUserID, MerchantID: merchantID}))
+}
+
 func statePurpose(w *store.Work) string {
 	return fmt.Sprintf("connector_state:%s:%s:%d", w.ClientID, w.ExternalUserID, w.MerchantID)
 }

@@ -7,11 +7,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/hitchdev/hitch/internal/config"
 	"github.com/hitchdev/hitch/internal/connector"
+	"github.com/hitchdev/hitch/internal/store"
 )
 
 // connectorCommand opens the app and runs fn with it.
@@ -57,27 +59,63 @@ func connectorsListFlags(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
+		counts, err := a.Work.Stats(ctx)
+		if err != nil {
+			return err
+		}
+		type row struct {
+			ID          string     `json:"id"`
+			Name        string     `json:"name"`
+			CreatedAt   time.Time  `json:"created_at"`
+			RevokedAt   *time.Time `json:"revoked_at"`
+			MerchantIDs []int64    `json:"merchant_ids"`
+			LastSeenAt  *time.Time `json:"last_seen_at"`
+			// InProgress is the work it holds now; Done and Failed, the work
+			// it ended in the last 24 hours.
+			InProgress int `json:"in_progress"`
+			Done       int `json:"done_24h"`
+			Failed     int `json:"failed_24h"`
+		}
+		rows := make([]row, len(list))
+		for i, c := range list {
+			rows[i] = row{ID: c.ID, Name: c.Name, CreatedAt: c.CreatedAt, RevokedAt: c.RevokedAt,
+				MerchantIDs: c.MerchantIDs, LastSeenAt: c.LastSeenAt}
+			if rows[i].MerchantIDs == nil {
+				rows[i].MerchantIDs = []int64{}
+			}
+			for _, n := range counts {
+				if n.ConnectorID != c.ID {
+					continue
+				}
+				switch n.Status {
+				case store.WorkDone:
+					rows[i].Done += n.Count
+				case store.WorkFailed:
+					rows[i].Failed += n.Count
+				default:
+					rows[i].InProgress += n.Count
+				}
+			}
+		}
 		if *asJSON {
-			type row struct {
-				ID        string     `json:"id"`
-				Name      string     `json:"name"`
-				CreatedAt time.Time  `json:"created_at"`
-				RevokedAt *time.Time `json:"revoked_at"`
-			}
-			rows := make([]row, len(list))
-			for i, c := range list {
-				rows[i] = row{c.ID, c.Name, c.CreatedAt, c.RevokedAt}
-			}
 			return json.NewEncoder(out).Encode(rows)
 		}
 		tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "ID\tNAME\tCREATED_AT\tREVOKED_AT")
-		for _, c := range list {
-			revoked := "-"
+		fmt.Fprintln(tw, "ID\tNAME\tMERCHANTS\tLAST_SEEN\tIN_PROGRESS\tDONE_24H\tFAILED_24H\tCREATED_AT\tREVOKED_AT")
+		for _, c := range rows {
+			revoked, seen := "-", "never"
 			if c.RevokedAt != nil {
 				revoked = c.RevokedAt.Format(time.RFC3339)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", c.ID, c.Name, c.CreatedAt.Format(time.RFC3339), revoked)
+			if c.LastSeenAt != nil {
+				seen = c.LastSeenAt.Format(time.RFC3339)
+			}
+			merchants := "-"
+			if len(c.MerchantIDs) > 0 {
+				merchants = strings.Trim(strings.Join(strings.Fields(fmt.Sprint(c.MerchantIDs)), ","), "[]")
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\n", c.ID, c.Name, merchants, seen,
+				c.InProgress, c.Done, c.Failed, c.CreatedAt.Format(time.RFC3339), revoked)
 		}
 		return tw.Flush()
 	})

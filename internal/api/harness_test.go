@@ -109,6 +109,7 @@ type harness struct {
 	// filled in: tests find their hasher or clock there.
 	memberConfig member.Config
 	catalog      *merchant.Catalog
+	work         *connector.Work
 }
 
 type harnessOptions struct {
@@ -217,6 +218,7 @@ func newHarness(t *testing.T, st store.Store, opts ...func(*harnessOptions)) *ha
 	h.links, h.audit, h.members, h.server = a.Links, a.Audit, a.Members, a.API
 	h.memberConfig = o.members
 	h.catalog = a.Catalog
+	h.work = a.Work
 	srv.Config.Handler = h.server
 	srv.Start()
 	t.Cleanup(srv.Close)

@@ -52,7 +52,9 @@ func (s *Server) requireServed(ctx context.Context, merchantID int64) error {
 
 // seen records the connector's call, for routing and `hitch connectors
 // list`.
-func (s *Server) seen(r *http.Request) error { return s.Work.Seen(r.Context(), connectorFrom(r.Context()).ID) }
+func (s *Server) seen(r *http.Request) error {
+	return s.Work.Seen(r.Context(), connectorFrom(r.Context()).ID)
+}
 
 // declareConnector serves PUT /internal/connector.
 func (s *Server) declareConnector(w http.ResponseWriter, r *http.Request) error {

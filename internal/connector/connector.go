@@ -61,6 +61,10 @@ type Connector struct {
 	Name      string
 	CreatedAt time.Time
 	RevokedAt *time.Time // nil while it may authenticate
+	// MerchantIDs are the merchants it declared (nil: none yet).
+	MerchantIDs []int64
+	// LastSeenAt is its last call to the work API.
+	LastSeenAt *time.Time
 }
 
 // Credentials are a connector's id and secret, shown to the operator once.
@@ -163,7 +167,8 @@ func (s *Service) Cached(id, secret string) (*Connector, bool) {
 const maxCacheEntries = 1_000
 
 func fromStore(r *store.Connector) *Connector {
-	return &Connector{ID: r.ID, Name: r.Name, CreatedAt: r.CreatedAt, RevokedAt: r.RevokedAt}
+	return &Connector{ID: r.ID, Name: r.Name, CreatedAt: r.CreatedAt, RevokedAt: r.RevokedAt,
+		MerchantIDs: r.MerchantIDs, LastSeenAt: r.LastSeenAt}
 }
 
 // newID returns conn_ and 12 random bytes in hex: safe in a Basic auth

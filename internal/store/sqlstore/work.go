@@ -205,4 +205,3 @@ func (e *executor) ConnectorStatesDue(ctx context.Context, now, next time.Time, 
 	}
 	return collect(rows, scanConnectorState, e, "connector state: due")
 }
-

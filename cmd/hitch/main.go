@@ -70,6 +70,7 @@ var commands = []command{
 	{"keys list", "list JWE keys [--json]", keysListFlags},
 	{"members add", "add a dashboard member, printing its password once: --client-id ID --email E --role admin|developer|viewer [--name N] [--json]", membersAddFlags},
 	{"audit verify", "check the audit log's hash chains: [--client-id ID]; exits 1 naming the first broken record", auditVerifyFlags},
+	{"refshop", "run the reference merchant website for connectors and end-to-end tests: --addr A [--admin-token T]", refshopFlags},
 }
 
 // run parses args and runs one command, returning the exit code.

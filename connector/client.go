@@ -127,6 +127,7 @@ type Work struct {
 	Question       *string          `json:"question"`
 	Reason         *string          `json:"reason"`
 	Lease          string           `json:"lease"`
+	LeaseExpiresAt *time.Time       `json:"lease_expires_at"`
 	Credentials    *UserCredentials `json:"credentials"`
 	// State is the saved merchant session, base64 (refreshes).
 	State *string `json:"state"`

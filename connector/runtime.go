@@ -101,9 +101,24 @@ func Run(ctx context.Context, cfg Config) error {
 		r.sites[s.MerchantID()] = s
 		ids = append(ids, s.MerchantID())
 	}
-	if err := cfg.Client.Declare(ctx, ids); err != nil {
-		return err
+	// Hitch may not be up yet: declare until it answers.
+	for {
+		err := cfg.Client.Declare(ctx, ids)
+		if err == nil {
+			break
+		}
+		var apiErr *APIError
+		if errors.As(err, &apiErr) && apiErr.Status < 500 && apiErr.Status != 429 {
+			return err // credentials or merchants refused: retrying cannot help
+		}
+		cfg.Log.Warn("declare failed; trying again", "error", err)
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(time.Second):
+		}
 	}
+	cfg.Log.Info("connector declared", "merchant_ids", ids)
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	lastSide := time.Time{}
@@ -168,11 +183,13 @@ func (r *runner) work(ctx context.Context, w *Work) {
 	}
 }
 
-// heartbeatEvery renews a lease of 30 s well before it ends.
-const heartbeatEvery = 8 * time.Second
-
 func (r *runner) heartbeat(ctx context.Context, cancel context.CancelFunc, w *Work, log *slog.Logger) {
-	t := time.NewTicker(heartbeatEvery)
+	// A third of the lease, so that two heartbeats may fail before it ends.
+	every := 8 * time.Second
+	if w.LeaseExpiresAt != nil {
+		every = max(time.Until(*w.LeaseExpiresAt)/3, 500*time.Millisecond)
+	}
+	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
 		select {

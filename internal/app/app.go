@@ -127,6 +127,7 @@ func New(cfg *config.Config, d Deps) (*App, error) {
 	a.Simulator = &simulate.Connector{Transactions: a.Transactions, Catalog: catalog, Now: now}
 	workers := river.NewWorkers()
 	a.Work = connector.NewWork(connector.WorkConfig{Store: st, Box: box, Now: now, RefreshInterval: cfg.RefreshInterval,
+		Lease: cfg.ConnectorLease,
 		Disconnect: func(ctx context.Context, clientID, externalUserID string, merchantID int64) error {
 			_, err := a.Accounts.Disconnect(ctx, clientID, externalUserID, merchantID)
 			if errors.Is(err, account.ErrNotFound) || errors.Is(err, account.ErrUserNotFound) {
@@ -149,6 +150,7 @@ func New(cfg *config.Config, d Deps) (*App, error) {
 	}
 	a.Webhooks = webhook.NewService(st, a.Queue, box, a.Developers, events, d.Log, now, webhook.Config{
 		Production:    !development,
+		AllowPrivate:  cfg.WebhookAllowPrivate,
 		RetrySchedule: cfg.WebhookRetrySchedule,
 		Timeout:       cfg.WebhookTimeout,
 		Workers:       cfg.WebhookWorkers,

@@ -85,12 +85,20 @@ type Config struct {
 	// its connector's result before it fails and the card is erased.
 	// Default 10m.
 	TaskDeadline time.Duration
+	// ConnectorLease is how long a connector holds a login or refresh
+	// without calling Hitch about it (default 30s): a connector that dies
+	// loses its work after it.
+	ConnectorLease time.Duration
 	// RefreshInterval is how often connectors refresh each linked account
 	// (default 4h).
 	RefreshInterval time.Duration
 	// KeyGrace is how long a rotated-out JWE key keeps decrypting (the
 	// default of `hitch keys rotate --grace`). Default 168h (7 days).
 	KeyGrace time.Duration
+	// WebhookAllowPrivate lets a production deployment deliver webhooks to
+	// http and private or loopback addresses (default false: only public
+	// https), for a production deployment tried on one machine.
+	WebhookAllowPrivate bool
 	// Workers runs the job workers in serve (default true); false makes a
 	// node that only serves the API, with `hitch worker` processes working.
 	Workers bool
@@ -163,8 +171,10 @@ func NewFlagSet(name string, getenv func(string) string) *FlagSet {
 	f.integer(&c.WebhookWorkers, "webhook-workers", "HITCH_WEBHOOK_WORKERS", 200, "webhook deliveries one node runs at once")
 	f.duration(&c.CardWindow, "card-window", "HITCH_CARD_WINDOW", 15*time.Second, "time a card switch waits for its card data")
 	f.duration(&c.TaskDeadline, "task-deadline", "HITCH_TASK_DEADLINE", 10*time.Minute, "time a production task waits for its connector")
+	f.duration(&c.ConnectorLease, "connector-lease", "HITCH_CONNECTOR_LEASE", 30*time.Second, "how long a connector holds work without calling Hitch about it")
 	f.duration(&c.RefreshInterval, "refresh-interval", "HITCH_REFRESH_INTERVAL", 4*time.Hour, "how often connectors refresh each linked account")
 	f.duration(&c.KeyGrace, "key-grace", "HITCH_KEY_GRACE", 7*24*time.Hour, "time a rotated-out JWE key keeps decrypting")
+	f.boolean(&c.WebhookAllowPrivate, "webhook-allow-private", "HITCH_WEBHOOK_ALLOW_PRIVATE", false, "in production, also deliver webhooks to http and private addresses (a deployment tried locally)")
 	f.boolean(&c.Workers, "workers", "HITCH_WORKERS", true, "run job workers (webhook delivery) in serve")
 	c.MasterKey = getenv("HITCH_MASTER_KEY")
 	c.DevClientID = getenv("HITCH_DEV_CLIENT_ID")
@@ -421,6 +431,9 @@ func (c *Config) Validate() error {
 	}
 	if c.CardWindow < time.Second || c.CardWindow > time.Hour {
 		return fmt.Errorf("invalid --card-window %v (HITCH_CARD_WINDOW): must be between 1s and 1h", c.CardWindow)
+	}
+	if c.ConnectorLease < 2*time.Second || c.ConnectorLease > 5*time.Minute {
+		return fmt.Errorf("invalid --connector-lease %v (HITCH_CONNECTOR_LEASE): must be between 2s and 5m", c.ConnectorLease)
 	}
 	if c.RefreshInterval < time.Second || c.RefreshInterval > 7*24*time.Hour {
 		return fmt.Errorf("invalid --refresh-interval %v (HITCH_REFRESH_INTERVAL): must be between 1s and 168h", c.RefreshInterval)

@@ -66,6 +66,9 @@ var (
 type Config struct {
 	// Production refuses http URLs and private destinations.
 	Production bool
+	// AllowPrivate delivers to http and private addresses in production
+	// too (--webhook-allow-private).
+	AllowPrivate bool
 	// RetrySchedule is the wait before each attempt after a failure
 	// (DefaultRetrySchedule); its length is the number of attempts, and its
 	// first entry stands for the first attempt, which goes out on commit.
@@ -118,7 +121,7 @@ func NewService(st store.Store, q *queue.Queue, box *seal.Box, secrets Secrets, 
 	if cfg.DisableAfter == 0 {
 		cfg.DisableAfter = DefaultDisableAfter
 	}
-	policy := netguard.Policy{AllowPrivate: !cfg.Production}
+	policy := netguard.Policy{AllowPrivate: !cfg.Production || cfg.AllowPrivate}
 	if cfg.Resolver != nil {
 		policy.Resolver = cfg.Resolver
 	}

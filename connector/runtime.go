@@ -166,6 +166,7 @@ type runner struct {
 func (r *runner) work(ctx context.Context, w *Work) {
 	site := r.sites[w.MerchantID]
 	log := r.cfg.Log.With("work", w.ID, "kind", w.Kind, "merchant_id", w.MerchantID)
+	log.Info("work claimed")
 	if site == nil {
 		log.Error("claimed work of a merchant this connector has no site for")
 		return

@@ -70,6 +70,8 @@ var commands = []command{
 	{"keys list", "list JWE keys [--json]", keysListFlags},
 	{"members add", "add a dashboard member, printing its password once: --client-id ID --email E --role admin|developer|viewer [--name N] [--json]", membersAddFlags},
 	{"audit verify", "check the audit log's hash chains: [--client-id ID]; exits 1 naming the first broken record", auditVerifyFlags},
+	{"try-production", "run the production path on one machine: the reference shop, hitch in production and the reference connector [--dir D]", tryProductionFlags},
+	{"refconnector", "run the reference connector (examples/refconnector); credentials in CONNECTOR_ID and CONNECTOR_SECRET: --hitch-url U --site U [--contexts N]", refconnectorFlags},
 	{"refshop", "run the reference merchant website for connectors and end-to-end tests: --addr A [--admin-token T]", refshopFlags},
 }
 

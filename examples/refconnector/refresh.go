@@ -21,11 +21,13 @@ const maxOrderPages = 1000
 
 // orderListPage is what one page of the order history lists.
 type orderListPage struct {
+	Path string   `json:"path"` // where the browser is: /signin when the session has ended
 	URLs []string `json:"urls"` // absolute order page URLs, in page order
 	Next string   `json:"next"` // the absolute URL of the next page, "" on the last
 }
 
 const orderListJS = `(() => ({
+  path: location.pathname,
   urls: Array.from(document.querySelectorAll('#orders tr.order a[href]'), (a) => a.href),
   next: (document.querySelector('a[rel="next"]') || {}).href || '',
 }))()`
@@ -34,15 +36,22 @@ const orderListJS = `(() => ({
 // each order's page) and the subscriptions. A session the shop no longer
 // knows gives connector.ErrLoggedOut.
 func (s *Site) Refresh(ctx context.Context, sess *browser.Session) (*connector.Snapshot, error) {
-	if err := s.open(ctx, sess, "orders page 1", s.url("/orders")); err != nil {
-		return nil, err
-	}
 	var urls []string
 	seen := map[string]bool{}
-	for page := 1; ; page++ {
+	next := s.url("/orders")
+	for page := 1; next != ""; page++ {
+		if page > maxOrderPages {
+			return nil, fmt.Errorf("refconnector: more than %d pages of orders", maxOrderPages)
+		}
 		var list orderListPage
-		if err := sess.Run(ctx, fmt.Sprintf("read orders page %d", page), evaluate(orderListJS, &list)); err != nil {
+		if err := sess.Run(ctx, fmt.Sprintf("orders page %d", page), browser.Navigate(next), evaluate(orderListJS, &list)); err != nil {
 			return nil, err
+		}
+		if strings.HasPrefix(list.Path, "/signin") {
+			return nil, connector.ErrLoggedOut
+		}
+		if list.Path != "/orders" {
+			return nil, fmt.Errorf("%w: %s instead of the orders", errNoAccountPage, list.Path)
 		}
 		for _, u := range list.URLs {
 			if !seen[u] {
@@ -50,15 +59,7 @@ func (s *Site) Refresh(ctx context.Context, sess *browser.Session) (*connector.S
 				urls = append(urls, u)
 			}
 		}
-		if list.Next == "" {
-			break
-		}
-		if page >= maxOrderPages {
-			return nil, fmt.Errorf("refconnector: more than %d pages of orders", maxOrderPages)
-		}
-		if err := s.open(ctx, sess, fmt.Sprintf("orders page %d", page+1), list.Next); err != nil {
-			return nil, err
-		}
+		next = list.Next
 	}
 	pages, err := readDetails(ctx, sess, urls)
 	if err != nil {

@@ -3,6 +3,7 @@ package refconnector
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -58,52 +59,39 @@ func (s *Site) Login(ctx context.Context, sess *browser.Session, creds connector
 		return fmt.Errorf("%w: %s on opening the sign-in page", errNoAccountPage, st.Kind)
 	}
 	// The page's script fills js_proof once the page has loaded; the form is
-	// refused without it.
+	// refused without it. A form the browser would not send (an empty
+	// password, a user name that is no e-mail address) cannot be right.
+	var valid bool
 	err := sess.Run(ctx, "sign in",
 		chromedp.SendKeys(chromedp.ID("email"), creds.Username),
 		chromedp.SendKeys(chromedp.ID("password"), creds.Password),
 		chromedp.Poll[chromedp.Void](`document.querySelector('#js_proof').value !== ''`,
 			chromedp.WithPollingInterval(20*time.Millisecond)),
-		submit("#signin-submit"),
-		evaluate(signinStateJS, &st),
+		evaluate(formValidJS("#signin-form"), &valid),
 	)
 	if err != nil {
 		return err
 	}
+	if !valid {
+		return &connector.Failure{Reason: "credentials"}
+	}
+	if err := sess.Run(ctx, "send sign-in", submit("#signin-submit"), evaluate(signinStateJS, &st)); err != nil {
+		return err
+	}
+	// refused says the last answer was refused: by the shop, which shows an
+	// error line, or by the browser, which would not send it.
+	refused := false
 	for range maxSigninSteps {
+		var kind, question, field, form, button string
 		switch st.Kind {
 		case "account":
 			return nil
 		case "signin":
 			return signinRefusal(st.Message)
 		case "verify":
-			// An error line on the code page means the code just typed was
-			// refused.
-			code, err := ask(ctx, connector.ChallengeOTP, "", st.Message != "")
-			if err != nil {
-				return err
-			}
-			sess.AddSecret(code)
-			if err := sess.Run(ctx, "sign-in code",
-				chromedp.SendKeys(chromedp.ID("code"), strings.TrimSpace(code)),
-				submit("#verify-submit"),
-				evaluate(signinStateJS, &st),
-			); err != nil {
-				return err
-			}
+			kind, field, form, button = connector.ChallengeOTP, "code", "#verify-form", "#verify-submit"
 		case "question":
-			answer, err := ask(ctx, connector.ChallengeQuestion, st.Question, st.Message != "")
-			if err != nil {
-				return err
-			}
-			sess.AddSecret(answer)
-			if err := sess.Run(ctx, "security answer",
-				chromedp.SendKeys(chromedp.ID("answer"), answer),
-				submit("#question-submit"),
-				evaluate(signinStateJS, &st),
-			); err != nil {
-				return err
-			}
+			kind, question, field, form, button = connector.ChallengeQuestion, st.Question, "answer", "#question-form", "#question-submit"
 		case "error":
 			// The shop's answer to a form it did not accept (no script
 			// proof, an old form token); its text is the shop's own.
@@ -111,8 +99,31 @@ func (s *Site) Login(ctx context.Context, sess *browser.Session, creds connector
 		default:
 			return fmt.Errorf("%w: %s during sign-in", errNoAccountPage, st.Kind)
 		}
+		answer, err := ask(ctx, kind, question, refused || st.Message != "")
+		if err != nil {
+			return err
+		}
+		sess.AddSecret(answer)
+		if err := sess.Run(ctx, "type "+field,
+			evaluate(`document.getElementById(`+strconv.Quote(field)+`).value = ''`, new(string)),
+			chromedp.SendKeys(chromedp.ID(field), strings.TrimSpace(answer)),
+			evaluate(formValidJS(form), &valid),
+		); err != nil {
+			return err
+		}
+		if refused = !valid; refused {
+			continue // the page stays as it is; ask again
+		}
+		if err := sess.Run(ctx, "send "+field, submit(button), evaluate(signinStateJS, &st)); err != nil {
+			return err
+		}
 	}
-	return fmt.Errorf("refconnector: the sign-in took more than %d pages", maxSigninSteps)
+	return fmt.Errorf("refconnector: the sign-in took more than %d steps", maxSigninSteps)
+}
+
+// formValidJS is whether the browser would send the form sel as filled.
+func formValidJS(sel string) string {
+	return `document.querySelector(` + strconv.Quote(sel) + `).checkValidity()`
 }
 
 // signinRefusal maps the error line of the sign-in page to the public

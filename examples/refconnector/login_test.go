@@ -83,6 +83,17 @@ func TestLogin(t *testing.T) {
 			wantKinds: []string{connector.ChallengeQuestion, connector.ChallengeQuestion}, wantRetry: []bool{false, true},
 			wantQuest: "What was the name of your first pet?",
 		},
+		{
+			name: "a code the form refuses, then the mailed one", email: "otp@refshop.example", password: demoPassword,
+			answer: func(s *shop, n int, kind, question string) (string, error) {
+				if n == 0 {
+					return "12345", nil // five digits: the browser does not send it
+				}
+				return s.mailedCode("otp@refshop.example")
+			},
+			wantKinds: []string{connector.ChallengeOTP, connector.ChallengeOTP}, wantRetry: []bool{false, true},
+		},
+		{name: "user name that is no e-mail address", email: "ada", password: demoPassword, wantReason: "credentials"},
 		{name: "wrong password", email: ada, password: "not-the-password", wantReason: "credentials"},
 		{name: "unknown e-mail", email: "nobody@refshop.example", password: demoPassword, wantReason: "credentials"},
 		{name: "locked account", email: "locked@refshop.example", password: demoPassword, wantReason: "account"},

@@ -31,7 +31,8 @@ type Site interface {
 	// SwitchCard adds the card and makes it the default; a *Failure says
 	// why the merchant refused it (reason "card", "card expired", …).
 	SwitchCard(ctx context.Context, s *browser.Session, c *Card) error
-	// CardOnFile reads the default card on file.
+	// CardOnFile reads the default card on file; a *Failure says why there
+	// is none to report (reason "did not receive payment method information").
 	CardOnFile(ctx context.Context, s *browser.Session) (*CardSummary, error)
 	// Detect reports whether an account exists for the e-mail or phone
 	// number; nil when none. s is a fresh session.
@@ -440,6 +441,8 @@ func (r *runner) task(ctx context.Context, t *Task) {
 			result("", found)
 		case errors.Is(err, ErrLoggedOut):
 			result("session not authenticated", nil)
+		case errors.As(err, &failure):
+			result(failure.Reason, nil)
 		default:
 			log.Warn("read card on file", "error", err)
 			result("could not retrieve payment method information", nil)

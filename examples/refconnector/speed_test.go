@@ -1,0 +1,125 @@
+package refconnector
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hitchdev/hitch/connector/browser"
+)
+
+// timedRefresh runs one refresh of the saved session as the SDK runtime
+// does (a new session with the state, Refresh, SaveState, Close) and
+// returns how long Refresh took and how long the whole took.
+func timedRefresh(tb testing.TB, pool *browser.Pool, site *Site, state []byte) (refreshTook, wholeTook time.Duration) {
+	tb.Helper()
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	sess, err := pool.NewSession(ctx, browser.SessionOptions{Label: "refshop/refresh", State: state})
+	if err != nil {
+		tb.Fatalf("session: %v", err)
+	}
+	began := time.Now()
+	snap, err := site.Refresh(ctx, sess)
+	refreshTook = time.Since(began)
+	if err != nil {
+		sess.Close()
+		tb.Fatalf("refresh: %v", err)
+	}
+	if len(snap.Transactions) != 25 || len(snap.Subscriptions) != 1 {
+		tb.Errorf("refresh read %d orders and %d plans, want 25 and 1", len(snap.Transactions), len(snap.Subscriptions))
+	}
+	if _, err := sess.SaveState(ctx); err != nil {
+		tb.Errorf("save state: %v", err)
+	}
+	sess.Close()
+	return refreshTook, time.Since(start)
+}
+
+// refreshes runs n refreshes on each of workers goroutines and returns the
+// durations of Refresh and of the whole, and the wall time.
+func refreshes(tb testing.TB, pool *browser.Pool, site *Site, state []byte, workers, n int) (refresh, whole []time.Duration, wall time.Duration) {
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	start := time.Now()
+	for range workers {
+		wg.Go(func() {
+			for range n {
+				r, w := timedRefresh(tb, pool, site, state)
+				mu.Lock()
+				refresh, whole = append(refresh, r), append(whole, w)
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	return refresh, whole, time.Since(start)
+}
+
+func median(d []time.Duration) time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// TestRefreshSpeed measures refreshes of ada's 25 orders, alone and with 4
+// sessions at once on one Chromium, and logs the figures (go test -v). It
+// runs before the parallel tests, so that they do not share its machine.
+// It asserts only that every refresh reads everything: the speed depends
+// on the machine. BenchmarkRefresh measures longer.
+func TestRefreshSpeed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipping the speed measurement in -short mode")
+	}
+	pool := newPool(t, 4)
+	s := newShop(t)
+	site := New(s.URL)
+	state := mustLogin(t, pool, site, ada)
+	timedRefresh(t, pool, site, state) // warms Chromium up
+
+	r, w, _ := refreshes(t, pool, site, state, 1, 2)
+	t.Logf("alone: Refresh median %v (max %v); with session open and close %v", median(r), slices.Max(r), median(w))
+	r, w, wall := refreshes(t, pool, site, state, 4, 1)
+	t.Logf("4 concurrent: Refresh median %v (max %v); with session open and close median %v (max %v); %.0f refreshes a minute",
+		median(r), slices.Max(r), median(w), slices.Max(w), float64(len(w))/wall.Minutes())
+}
+
+// BenchmarkRefresh measures refreshes a minute of ada's 25 orders with 4
+// concurrent sessions on one Chromium, as the SDK runtime runs them:
+//
+//	go test -run '^$' -bench Refresh -benchtime 40x ./examples/refconnector
+func BenchmarkRefresh(b *testing.B) {
+	pool := newPool(b, 4)
+	s := newShop(b)
+	site := New(s.URL)
+	state := mustLogin(b, pool, site, ada)
+	timedRefresh(b, pool, site, state)
+
+	var mu sync.Mutex
+	var took []time.Duration
+	jobs := make(chan struct{})
+	var wg sync.WaitGroup
+	b.ResetTimer()
+	start := time.Now()
+	for range 4 {
+		wg.Go(func() {
+			for range jobs {
+				_, w := timedRefresh(b, pool, site, state)
+				mu.Lock()
+				took = append(took, w)
+				mu.Unlock()
+			}
+		})
+	}
+	for range b.N {
+		jobs <- struct{}{}
+	}
+	close(jobs)
+	wg.Wait()
+	wall := time.Since(start)
+	b.ReportMetric(float64(b.N)/wall.Minutes(), "refreshes/min")
+	b.ReportMetric(float64(median(took).Milliseconds()), "median-ms/refresh")
+}

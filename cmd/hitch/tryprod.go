@@ -282,7 +282,8 @@ func (a *tryApp) page(w http.ResponseWriter, _ *http.Request) {
 func (a *tryApp) session(w http.ResponseWriter, r *http.Request) {
 	req := &client.CreateSessionRequest{Type: r.FormValue("type"), ExternalUserID: r.FormValue("user")}
 	if req.Type == "card_switcher" {
-		req.CardID = "card-1"
+		cardID := "card-1"
+		req.CardID = &cardID
 	}
 	s, err := a.api.CreateSession(r.Context(), req)
 	if err != nil {

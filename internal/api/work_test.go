@@ -225,7 +225,7 @@ func wireTransaction(id, status string) map[string]any {
 
 // A connector that stops answering loses its login after the lease: the
 // user gets a retryable failure, and the connector's late report is
-// refused. A login no connector claims fails the same way.
+// refused. A login that no online connector can claim fails the same way.
 func TestConnectorLeaseEnds(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, h *harness) {
@@ -260,7 +260,9 @@ func TestConnectorLeaseEnds(t *testing.T) {
 			}
 			time.Sleep(10 * time.Millisecond)
 		}
-		h.clock.Advance(connector.DefaultClaimWait + time.Second)
+		// The connector stops calling: past the claim wait, no connector is
+		// online for the merchant.
+		h.clock.Advance(connector.OnlineWindow + time.Second)
 		if st := h.stepOf(t, login); st.Status != "failed" || st.Reason != "interrupted" || !st.Retry {
 			t.Fatalf("unclaimed: %+v", st)
 		}

@@ -23,7 +23,8 @@ const (
 	// DefaultLease is how long a connector holds work without calling
 	// Hitch about it; a connector that dies loses its work after it.
 	DefaultLease = 30 * time.Second
-	// DefaultClaimWait is how long a login waits for a connector to claim it.
+	// DefaultClaimWait is how long a login waits for a connector to claim it
+	// when no connector for its merchant is online any more.
 	DefaultClaimWait = 15 * time.Second
 	// DefaultStepWait bounds one wait of the hosted flow for a connector's
 	// next step: under the HTTP server's 60 s write timeout.
@@ -242,8 +243,9 @@ func (w *Work) StartLogin(ctx context.Context, p LoginParams) (string, error) {
 var waiting = []string{store.WorkPending, store.WorkClaimed, store.WorkAnswered}
 
 // Wait waits for a login's next step: a status other than pending, claimed
-// or answered. A login no connector claims within the claim wait, or whose
-// connector lets its lease end, fails as interrupted; one whose user leaves
+// or answered. A login still unclaimed after the claim wait with no online
+// connector for its merchant, one whose connector lets its lease end, and
+// one with no step within the step wait, fail as interrupted; one whose user leaves
 // (ctx ends) fails as abandoned, which its connector learns at its next
 // call.
 func (w *Work) Wait(ctx context.Context, id string) (*store.Work, error) {
@@ -262,10 +264,17 @@ func (w *Work) Wait(ctx context.Context, id string) (*store.Work, error) {
 			return wk, nil
 		}
 		now := w.cfg.Now()
+		// A login queued behind busy connectors waits its turn; one that no
+		// online connector can take fails after the claim wait.
+		unclaimable := false
+		if err == nil && wk.Status == store.WorkPending && now.Sub(wk.CreatedAt) > w.cfg.ClaimWait {
+			online, oerr := w.Online(ctx, wk.MerchantID)
+			unclaimable = oerr == nil && !online
+		}
 		switch {
 		case ctx.Err() != nil:
 			return w.fail(context.WithoutCancel(ctx), id, waiting, ReasonAbandoned)
-		case wk.Status == store.WorkPending && now.Sub(wk.CreatedAt) > w.cfg.ClaimWait,
+		case unclaimable,
 			wk.LeaseUntil != nil && now.After(*wk.LeaseUntil),
 			now.After(deadline):
 			f, err := w.fail(ctx, id, waiting, ReasonInterrupted)

@@ -12,22 +12,30 @@ import (
 	"time"
 )
 
-// flowLogin posts a login of the hosted flow as the flow's page does.
+// flowCall posts a call of the hosted flow as the flow's page does,
+// waiting again (POST /link/api/wait) while the login is pending.
 func (st *prodStack) flowCall(t *testing.T, path string, body map[string]any) map[string]any {
 	t.Helper()
-	body["client_id"] = st.api.clientID
-	b, _ := json.Marshal(body)
-	resp, err := st.api.http.Post(st.base+path, "application/json", bytes.NewReader(b))
-	if err != nil {
-		t.Error(err)
-		return nil
+	for {
+		body["client_id"] = st.api.clientID
+		b, _ := json.Marshal(body)
+		resp, err := st.api.http.Post(st.base+path, "application/json", bytes.NewReader(b))
+		if err != nil {
+			t.Error(err)
+			return nil
+		}
+		out := map[string]any{}
+		err = json.NewDecoder(resp.Body).Decode(&out)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != http.StatusOK {
+			t.Errorf("%s: %d %v %v", path, resp.StatusCode, out, err)
+			return out
+		}
+		if out["status"] != "pending" {
+			return out
+		}
+		path, body = "/link/api/wait", map[string]any{"session": body["session"], "challenge": out["challenge"]}
 	}
-	defer resp.Body.Close()
-	out := map[string]any{}
-	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != http.StatusOK {
-		t.Errorf("%s: %d %v %v", path, resp.StatusCode, out, err)
-	}
-	return out
 }
 
 // connectorTotals reads `hitch connectors list --json`: the work done and

@@ -171,8 +171,13 @@ func startProcess(t *testing.T, env []string, re *regexp.Regexp, args ...string)
 	}()
 	t.Cleanup(func() {
 		p.kill()
-		if t.Failed() {
-			t.Logf("hitch %s logged:\n%s", args[0], lastLines(p.logs.String(), 40))
+		if !t.Failed() {
+			return
+		}
+		t.Logf("hitch %s logged:\n%s", args[0], lastLines(p.logs.String(), 40))
+		if dir := os.Getenv("HITCH_TEST_ARTIFACTS"); dir != "" {
+			name := filepath.Join(dir, fmt.Sprintf("%s-%s-%d.log", strings.ReplaceAll(t.Name(), "/", "-"), args[0], cmd.Process.Pid))
+			_ = os.WriteFile(name, []byte(p.logs.String()), 0o600)
 		}
 	})
 	p.base = waitFor(t, p.logs, re)

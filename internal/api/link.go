@@ -311,6 +311,41 @@ func (s *Server) linkAnswer(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+type linkWaitRequest struct {
+	Session    *string `json:"session"`
+	ClientID   *string `json:"client_id"`
+	Challenge  *string `json:"challenge"`
+	EntryPoint *string `json:"entry_point"`
+}
+
+// linkWait waits again for a login a connector is still working on (the
+// previous step answered "pending").
+func (s *Server) linkWait(w http.ResponseWriter, r *http.Request) error {
+	var req linkWaitRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	if req.Challenge == nil || *req.Challenge == "" {
+		return errRequired("challenge")
+	}
+	if len(*req.Challenge) > maxChallengeLength {
+		return toWireErr(link.ErrChallenge)
+	}
+	if err := validateEntryPoint(req.EntryPoint); err != nil {
+		return err
+	}
+	sess, err := s.openLinkSession(r, req.Session, req.ClientID)
+	if err != nil {
+		return err
+	}
+	res, err := s.Links.Continue(r.Context(), link.ContinueParams{Session: sess, Challenge: *req.Challenge, EntryPoint: req.EntryPoint})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, loginResponse(sess, res))
+	return nil
+}
+
 // toWireErr returns the wire error of a domain error.
 func toWireErr(err error) *Error {
 	wire, _ := toWire(err)
@@ -364,6 +399,8 @@ func loginResponse(sess *link.Session, res *link.Result) linkLoginResponse {
 		default:
 			out.Message = "The login did not go through."
 		}
+	case link.StatusPending:
+		out.Message = "Still logging in to " + name + "…"
 	case link.StatusUnavailable:
 		out.Message = "Logging in to " + name + " is not available on this deployment: in production, logins are completed by a merchant connector, and none is set up."
 	}

@@ -90,6 +90,7 @@ func (s *Server) routes() {
 	m.Handle("POST /link/api/merchants", s.flow(s.linkMerchants))
 	m.Handle("POST /link/api/login", s.flow(s.linkLogin))
 	m.Handle("POST /link/api/answer", s.flow(s.linkAnswer))
+	m.Handle("POST /link/api/wait", s.flow(s.linkWait))
 	m.Handle("POST /events", s.public(s.sdkEvent))
 	m.Handle("OPTIONS /events", s.public(s.sdkEventPreflight))
 

@@ -377,3 +377,33 @@ func (c *conn) request(body any) *http.Request {
 	req.SetBasicAuth(c.creds.ID, c.creds.Secret)
 	return req
 }
+
+// A login whose connector takes longer than one wait answers "pending";
+// waiting again with its challenge gets the connector's step.
+func TestConnectorLoginPending(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, h *harness) {
+		c := h.newServingConnector(t, refshop)
+		s := h.flowSession(&client.CreateSessionRequest{Type: "transaction_link", ExternalUserID: "slow"})
+		login := h.asyncFlow("/link/api/login", s.Session, map[string]any{"merchant_id": refshop, "username": "a", "password": "b"})
+		w := c.claim(t, "login")
+		h.clock.Advance(connector.DefaultStepWait + time.Second) // within the lease
+		st := h.stepOf(t, login)
+		if st.Status != "pending" || st.Challenge == "" {
+			t.Fatalf("slow login: %+v", st)
+		}
+		// A pending challenge is not an answer's.
+		if r := h.flowCall("/link/api/answer", s.Session, map[string]any{"challenge": st.Challenge, "answer": "x"}); r.status != 400 {
+			t.Fatalf("answer with a pending challenge: %d %s", r.status, r.body)
+		}
+		wait := h.asyncFlow("/link/api/wait", s.Session, map[string]any{"challenge": st.Challenge})
+		c.want(t, 200, "POST", "/internal/work/"+w["id"].(string)+"/step", map[string]any{"lease": w["lease"], "status": "authenticated"})
+		if st := h.stepOf(t, wait); st.Status != "success" {
+			t.Fatalf("after waiting again: %+v", st)
+		}
+		// The spent challenge waits no more.
+		if r := h.flowCall("/link/api/wait", s.Session, map[string]any{"challenge": st.Challenge}); r.status != 400 {
+			t.Fatalf("wait with a spent challenge: %d %s", r.status, r.body)
+		}
+	}, production)
+}

@@ -27,8 +27,12 @@ const (
 	// when no connector for its merchant is online any more.
 	DefaultClaimWait = 15 * time.Second
 	// DefaultStepWait bounds one wait of the hosted flow for a connector's
-	// next step: under the HTTP server's 60 s write timeout.
-	DefaultStepWait = 45 * time.Second
+	// next step; a login still under way then is answered "pending", and the
+	// flow waits again (a long poll well under proxies' usual 60 s).
+	DefaultStepWait = 25 * time.Second
+	// LoginLifetime bounds a login from start to end, waits for the user's
+	// answers included.
+	LoginLifetime = 10 * time.Minute
 	// DefaultRefreshInterval is how often a linked account is refreshed.
 	DefaultRefreshInterval = 4 * time.Hour
 	// OnlineWindow: a connector that called Hitch within it is online, and
@@ -242,10 +246,12 @@ func (w *Work) StartLogin(ctx context.Context, p LoginParams) (string, error) {
 // connector.
 var waiting = []string{store.WorkPending, store.WorkClaimed, store.WorkAnswered}
 
-// Wait waits for a login's next step: a status other than pending, claimed
-// or answered. A login still unclaimed after the claim wait with no online
-// connector for its merchant, one whose connector lets its lease end, and
-// one with no step within the step wait, fail as interrupted; one whose user leaves
+// Wait waits up to the step wait for a login's next step: a status other
+// than pending, claimed or answered; a login still under way then is
+// returned as it is, to wait for again. A login still unclaimed after the
+// claim wait with no online connector for its merchant, one whose
+// connector lets its lease end, and one older than LoginLifetime, fail as
+// interrupted; one whose user leaves
 // (ctx ends) fails as abandoned, which its connector learns at its next
 // call.
 func (w *Work) Wait(ctx context.Context, id string) (*store.Work, error) {
@@ -276,12 +282,14 @@ func (w *Work) Wait(ctx context.Context, id string) (*store.Work, error) {
 			return w.fail(context.WithoutCancel(ctx), id, waiting, ReasonAbandoned)
 		case unclaimable,
 			wk.LeaseUntil != nil && now.After(*wk.LeaseUntil),
-			now.After(deadline):
+			now.Sub(wk.CreatedAt) > LoginLifetime:
 			f, err := w.fail(ctx, id, waiting, ReasonInterrupted)
 			if errors.Is(err, ErrTransition) {
 				continue // it moved on meanwhile: read it again
 			}
 			return f, err
+		case now.After(deadline):
+			return wk, nil
 		}
 		select {
 		case <-ctx.Done():

@@ -106,9 +106,15 @@ func (r *Routed) wait(ctx context.Context, a Attempt, id string) (Step, error) {
 		}
 		err = r.record(ctx, a, account.LifecycleQuestionsRequired, account.ActionPending)
 	case store.WorkWrongAnswer:
-		step = Step{Wrong: true, State: state}
+		// The challenge stands; a question is stored with the work.
+		step = Step{Wrong: true, Status: StatusOTPRequired, State: state}
+		if wk.Question != nil {
+			step.Status, step.Question = StatusQuestionsRequired, *wk.Question
+		}
 	case store.WorkAuthenticated:
 		step = Step{Status: StatusSuccess, work: id}
+	case store.WorkPending, store.WorkClaimed, store.WorkAnswered:
+		step = Step{Status: StatusPending, State: state}
 	case store.WorkFailed:
 		step = Step{Status: StatusFailed, Reason: ReasonInterrupted}
 		if wk.Reason != nil && *wk.Reason != connector.ReasonAbandoned {
@@ -125,4 +131,14 @@ func (r *Routed) wait(ctx context.Context, a Attempt, id string) (Step, error) {
 func (r *Routed) record(ctx context.Context, a Attempt, status, action string) error {
 	return r.Accounts.RecordLoginStep(ctx, a.Session.ClientID, a.Session.ExternalUserID, a.Merchant.ID,
 		a.Session.Product, status, action)
+}
+
+// Continue implements Continuer: it waits again for a login that was
+// still under way.
+func (r *Routed) Continue(ctx context.Context, a Attempt, state []byte) (Step, error) {
+	var st routedState
+	if err := json.Unmarshal(state, &st); err != nil || st.Work == "" {
+		return Step{}, ErrChallenge
+	}
+	return r.wait(ctx, a, st.Work)
 }

@@ -270,6 +270,9 @@ const (
 	// StatusUnavailable: nothing on this deployment can log in at the
 	// merchant (production without a connector).
 	StatusUnavailable Status = "unavailable"
+	// StatusPending: a connector is still working on the login (or it
+	// waits for one); the flow waits again with the challenge.
+	StatusPending Status = "pending"
 )
 
 // Failure reasons, the public service's.
@@ -308,6 +311,12 @@ type Step struct {
 	Transactions *Transactions
 	// work is the connector login a Routed success came from.
 	work string
+}
+
+// Continuer is an Authenticator whose steps may take longer than one
+// request: Continue waits again for a login its last step left pending.
+type Continuer interface {
+	Continue(ctx context.Context, a Attempt, state []byte) (Step, error)
 }
 
 // Authenticator logs users in at merchants. It is the seam a production
@@ -391,6 +400,9 @@ func (s *Service) Answer(ctx context.Context, p AnswerParams) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if c.Status == StatusPending { // nothing was asked: Continue waits
+		return nil, ErrChallenge
+	}
 	m, err := s.merchantFor(ctx, p.Session, c.MerchantID)
 	if err != nil {
 		return nil, err
@@ -425,9 +437,45 @@ func (s *Service) Answer(ctx context.Context, p AnswerParams) (*Result, error) {
 	return s.advance(ctx, p.Session, m, step, p.EntryPoint)
 }
 
+// ContinueParams wait again for a pending login.
+type ContinueParams struct {
+	Session    *Session
+	Challenge  string
+	EntryPoint *string
+}
+
+// Continue waits again for a login that a connector was still working on:
+// the challenge of a pending step is spent, and the next step has its own.
+func (s *Service) Continue(ctx context.Context, p ContinueParams) (*Result, error) {
+	c, err := s.openChallenge(p.Session, p.Challenge)
+	if err != nil || c.Status != StatusPending {
+		return nil, ErrChallenge
+	}
+	m, err := s.merchantFor(ctx, p.Session, c.MerchantID)
+	if err != nil {
+		return nil, err
+	}
+	cont, ok := s.cfg.Authenticator.(Continuer)
+	if !ok {
+		return nil, ErrChallenge
+	}
+	if spent, err := s.cfg.Store.LinkChallengeSpend(ctx, p.Session.ClientID, c.ID); err != nil {
+		return nil, err
+	} else if !spent {
+		return nil, ErrChallenge
+	}
+	step, err := cont.Continue(ctx, Attempt{Session: p.Session, Merchant: m}, c.State)
+	if err != nil {
+		return nil, err
+	}
+	return s.advance(ctx, p.Session, m, step, p.EntryPoint)
+}
+
 // advance turns an Authenticator's step into a Result, linking on success.
 func (s *Service) advance(ctx context.Context, sess *Session, m *merchant.Merchant, step Step, entryPoint *string) (*Result, error) {
-	res := &Result{Status: step.Status, Merchant: m, Reason: step.Reason}
+	// Wrong comes here only from a continued wait: the answer given before
+	// was refused, and a new challenge stands for the next one.
+	res := &Result{Status: step.Status, Merchant: m, Reason: step.Reason, Wrong: step.Wrong}
 	switch step.Status {
 	case StatusSuccess:
 		tx := step.Transactions
@@ -454,7 +502,7 @@ func (s *Service) advance(ctx context.Context, sess *Session, m *merchant.Mercha
 				return nil, err
 			}
 		}
-	case StatusOTPRequired, StatusQuestionsRequired:
+	case StatusOTPRequired, StatusQuestionsRequired, StatusPending:
 		now := s.cfg.Now()
 		c := &challenge{ID: newChallengeID(), MerchantID: m.ID, Status: step.Status, Question: step.Question,
 			ExpiresAt: now.Add(ChallengeLifetime), State: step.State}
@@ -466,7 +514,10 @@ func (s *Service) advance(ctx context.Context, sess *Session, m *merchant.Mercha
 		if err != nil {
 			return nil, err
 		}
-		res.Question, res.Challenge, res.AttemptsLeft = step.Question, sealed, MaxAnswerAttempts
+		res.Question, res.Challenge = step.Question, sealed
+		if step.Status != StatusPending {
+			res.AttemptsLeft = MaxAnswerAttempts
+		}
 	case StatusFailed:
 		res.Retry = step.Reason == ReasonCredentials || step.Reason == ReasonInterrupted
 	case StatusUnavailable:

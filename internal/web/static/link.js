@@ -491,6 +491,10 @@
         $('failure-back').hidden = state.preselected;
         show('failure');
         return;
+      case 'pending':
+        // A connector is still at the merchant, or waits its turn: wait
+        // again, with the step's challenge.
+        return call('/link/api/wait', { challenge: state.challenge, entry_point: state.entryPoint }).then(outcome);
       case 'unavailable':
         state.finished = true;
         clearTimers();

@@ -122,29 +122,18 @@ func Run(ctx context.Context, cfg Config) error {
 	cfg.Log.Info("connector declared", "merchant_ids", ids)
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	// Work a user waits on comes first: logins, then card tasks and
+	// detections, and refreshes only with the slots left, so that a
+	// connector busy refreshing gives its next free slot to a login or a
+	// card.
 	lastSide := time.Time{}
 	for ctx.Err() == nil {
-		free := cfg.Concurrency - len(r.slots)
-		claimed := 0
-		if free > 0 {
-			work, err := cfg.Client.Claim(ctx, nil, free)
-			if err != nil && ctx.Err() == nil {
-				cfg.Log.Warn("claim failed", "error", err)
-			}
-			for _, w := range work {
-				claimed++
-				r.slots <- struct{}{}
-				wg.Go(func() {
-					defer func() { <-r.slots }()
-					r.work(ctx, w)
-				})
-			}
-		}
-		// Tasks and detections are listed less often than work is claimed.
-		if time.Since(lastSide) >= 4*cfg.Poll && len(r.slots) < cfg.Concurrency {
+		claimed := r.claim(ctx, &wg, KindLogin)
+		if time.Since(lastSide) >= 2*cfg.Poll {
 			lastSide = time.Now()
 			r.sideWork(ctx, &wg)
 		}
+		claimed += r.claim(ctx, &wg, KindRefresh)
 		if claimed == 0 {
 			select {
 			case <-ctx.Done():
@@ -153,6 +142,27 @@ func Run(ctx context.Context, cfg Config) error {
 		}
 	}
 	return nil
+}
+
+// claim claims work of one kind for the free slots and starts it; it
+// returns how many it started.
+func (r *runner) claim(ctx context.Context, wg *sync.WaitGroup, kind string) int {
+	free := r.cfg.Concurrency - len(r.slots)
+	if free <= 0 {
+		return 0
+	}
+	work, err := r.cfg.Client.Claim(ctx, []string{kind}, free)
+	if err != nil && ctx.Err() == nil {
+		r.cfg.Log.Warn("claim failed", "kind", kind, "error", err)
+	}
+	for _, w := range work {
+		r.slots <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-r.slots }()
+			r.work(ctx, w)
+		})
+	}
+	return len(work)
 }
 
 type runner struct {

@@ -96,7 +96,8 @@ func Run(ctx context.Context, cfg Config) error {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	r := &runner{cfg: cfg, sites: map[int64]Site{}, slots: make(chan struct{}, cfg.Concurrency), tasks: map[int64]bool{}}
+	r := &runner{cfg: cfg, sites: map[int64]Site{}, slots: make(chan struct{}, cfg.Concurrency), tasks: map[int64]bool{},
+		detecting: map[string]bool{}}
 	ids := make([]int64, 0, len(cfg.Sites))
 	for _, s := range cfg.Sites {
 		r.sites[s.MerchantID()] = s
@@ -126,14 +127,17 @@ func Run(ctx context.Context, cfg Config) error {
 	// detections, and refreshes only with the slots left, so that a
 	// connector busy refreshing gives its next free slot to a login or a
 	// card.
-	lastSide := time.Time{}
+	lastSide, backlog := time.Time{}, false
 	for ctx.Err() == nil {
 		claimed := r.claim(ctx, &wg, KindLogin)
-		if time.Since(lastSide) >= 2*cfg.Poll {
+		if backlog || time.Since(lastSide) >= 2*cfg.Poll {
 			lastSide = time.Now()
-			r.sideWork(ctx, &wg)
+			backlog = r.sideWork(ctx, &wg)
 		}
-		claimed += r.claim(ctx, &wg, KindRefresh)
+		// Tasks left for want of a slot take the next one, not a refresh.
+		if !backlog {
+			claimed += r.claim(ctx, &wg, KindRefresh)
+		}
 		if claimed == 0 {
 			select {
 			case <-ctx.Done():
@@ -170,8 +174,9 @@ type runner struct {
 	sites map[int64]Site
 	slots chan struct{}
 
-	mu    sync.Mutex
-	tasks map[int64]bool // task ids being worked here
+	mu        sync.Mutex
+	tasks     map[int64]bool  // task ids being worked here
+	detecting map[string]bool // detection requests being answered here
 }
 
 func (r *runner) work(ctx context.Context, w *Work) {
@@ -348,8 +353,9 @@ func (r *runner) complete(ctx context.Context, w *Work, outcome, reason string, 
 	}
 }
 
-// sideWork claims card tasks and answers detection requests.
-func (r *runner) sideWork(ctx context.Context, wg *sync.WaitGroup) {
+// sideWork claims card tasks and answers detection requests; it reports
+// whether some were left for want of a free slot.
+func (r *runner) sideWork(ctx context.Context, wg *sync.WaitGroup) bool {
 	tasks, err := r.cfg.Client.PendingTasks(ctx, 20)
 	if err != nil && ctx.Err() == nil {
 		r.cfg.Log.Warn("list tasks", "error", err)
@@ -365,11 +371,12 @@ func (r *runner) sideWork(ctx context.Context, wg *sync.WaitGroup) {
 		select {
 		case r.slots <- struct{}{}:
 		default:
-			return
+			r.forget(t.TaskID)
+			return true
 		}
 		wg.Go(func() {
 			defer func() { <-r.slots }()
-			defer func() { r.mu.Lock(); delete(r.tasks, t.TaskID); r.mu.Unlock() }()
+			defer r.forget(t.TaskID)
 			r.task(ctx, t)
 		})
 	}
@@ -378,19 +385,34 @@ func (r *runner) sideWork(ctx context.Context, wg *sync.WaitGroup) {
 		r.cfg.Log.Warn("list detections", "error", err)
 	}
 	for _, d := range reqs {
-		if d.Email == nil && d.PhoneNumber == nil {
+		r.mu.Lock()
+		busy := r.detecting[d.ID]
+		r.mu.Unlock()
+		if busy || (d.Email == nil && d.PhoneNumber == nil) {
 			continue
 		}
 		select {
 		case r.slots <- struct{}{}:
 		default:
-			return
+			return true
 		}
+		r.mu.Lock()
+		r.detecting[d.ID] = true
+		r.mu.Unlock()
 		wg.Go(func() {
 			defer func() { <-r.slots }()
+			defer func() { r.mu.Lock(); delete(r.detecting, d.ID); r.mu.Unlock() }()
 			r.detect(ctx, d)
 		})
 	}
+	return false
+}
+
+// forget ends the runner's note that it works a task.
+func (r *runner) forget(id int64) {
+	r.mu.Lock()
+	delete(r.tasks, id)
+	r.mu.Unlock()
 }
 
 func (r *runner) task(ctx context.Context, t *Task) {

@@ -310,7 +310,8 @@ type Executor interface {
 	ConnectorStateDelete(ctx context.Context, clientID, externalUserID string, merchantID int64) error
 	// ConnectorStatesDue lists the states of connected, linked accounts due
 	// for a refresh at now, up to limit, and moves their next refresh to
-	// next.
+	// next. A refresh planned after next (the interval was shortened since)
+	// is due too.
 	ConnectorStatesDue(ctx context.Context, now, next time.Time, limit int) ([]*ConnectorState, error)
 
 	// The dashboard: members, their sign-ins, hidden merchants and the

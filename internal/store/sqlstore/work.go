@@ -197,7 +197,8 @@ func (e *executor) ConnectorStatesDue(ctx context.Context, now, next time.Time, 
 			SELECT s.client_id, s.external_user_id, s.merchant_id FROM connector_states s
 			JOIN users u ON u.client_id = s.client_id AND u.external_user_id = s.external_user_id
 			JOIN accounts a ON a.client_id = s.client_id AND a.user_id = u.id AND a.merchant_id = s.merchant_id
-			WHERE s.next_refresh_at <= $1 AND a.connection_status = 'connected' AND a.unlinked_at IS NULL
+			WHERE (s.next_refresh_at <= $1 OR s.next_refresh_at > $2)
+				AND a.connection_status = 'connected' AND a.unlinked_at IS NULL
 			ORDER BY s.next_refresh_at LIMIT $3)
 		RETURNING `+connectorStateColumns, e.ts(now), e.ts(next), limit)
 	if err != nil {

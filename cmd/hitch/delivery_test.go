@@ -301,29 +301,8 @@ var listeningRE = regexp.MustCompile(`"msg":"hitch listening".*?"addr":"([^"]+)"
 // environment (less its HITCH_* variables), and waits until it listens.
 func startHitch(t *testing.T, env []string) *hitchProcess {
 	t.Helper()
-	cmd := exec.Command(hitchBinary(t), "serve")
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "HITCH_") {
-			cmd.Env = append(cmd.Env, kv)
-		}
-	}
-	cmd.Env = append(cmd.Env, env...)
-	p := &hitchProcess{cmd: cmd, logs: &lockedBuffer{}, exited: make(chan struct{})}
-	cmd.Stdout, cmd.Stderr = p.logs, p.logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		_ = cmd.Wait()
-		close(p.exited)
-	}()
-	t.Cleanup(func() {
-		p.kill()
-		if t.Failed() {
-			t.Logf("hitch serve %s logged:\n%s", p.base, lastLines(p.logs.String(), 40))
-		}
-	})
-	p.base = "http://" + waitFor(t, p.logs, listeningRE)
+	p := startProcess(t, env, listeningRE, "serve")
+	p.base = "http://" + p.base
 	return p
 }
 

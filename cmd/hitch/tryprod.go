@@ -83,7 +83,7 @@ func tryProductionFlags(fs *flag.FlagSet) runFunc {
 			})
 		}
 		start("shop", []string{"HITCH_LOG_LEVEL=warn"}, "refshop", "--addr", *shopAddr, "--admin-token", creds.ShopAdminToken)
-		start("hitch", append(env, "HITCH_PUBLIC_URL="+publicURL), "serve", "--addr", hitchAddr)
+		start("hitch", append(env, "HITCH_PUBLIC_URL="+publicURL, "HITCH_LOG_LEVEL=warn"), "serve", "--addr", hitchAddr)
 		start("connector", []string{"CONNECTOR_ID=" + creds.ConnectorID, "CONNECTOR_SECRET=" + creds.ConnectorSecret},
 			"refconnector", "--hitch-url", hitchURL, "--site", shop)
 

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -203,6 +204,18 @@ func TestConnectorLoginWithChallenges(t *testing.T) {
 		}
 		if got := eventTypes(h.eventsOf("shopper")); got != "AUTHENTICATED,NEW_TRANSACTIONS_AVAILABLE,ACCOUNT_LOGIN_REQUIRED,AUTHENTICATED" {
 			t.Fatalf("events: %s", got)
+		}
+		metrics := string(h.do("GET", "/metrics", nil, noAuth).body)
+		for _, want := range []string{
+			`hitch_connector_login_steps_total{connector="` + c.creds.ID + `",step="otp_required"} 1`,
+			`hitch_connector_login_steps_total{connector="` + c.creds.ID + `",step="wrong_answer"} 1`,
+			`hitch_connector_login_steps_total{connector="` + c.creds.ID + `",step="authenticated"} 2`,
+			`hitch_connector_work_total{connector="` + c.creds.ID + `",kind="refresh",outcome="disconnected"} 1`,
+			`hitch_connector_work_total{connector="` + c.creds.ID + `",kind="login",outcome="succeeded"} 2`,
+		} {
+			if !strings.Contains(metrics, want) {
+				t.Errorf("/metrics lacks %s", want)
+			}
 		}
 	}, production)
 }

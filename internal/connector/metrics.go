@@ -10,6 +10,7 @@ import (
 // held, per connector and kind.
 type Metrics struct {
 	work    *prometheus.CounterVec
+	steps   *prometheus.CounterVec
 	seconds *prometheus.HistogramVec
 }
 
@@ -20,6 +21,10 @@ func NewMetrics() *Metrics {
 			Name: "hitch_connector_work_total",
 			Help: "Connector work that ended, by connector, kind (login, refresh) and outcome.",
 		}, []string{"connector", "kind", "outcome"}),
+		steps: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "hitch_connector_login_steps_total",
+			Help: "Login steps connectors reported, by connector and step (otp_required, questions_required, wrong_answer, authenticated, failed).",
+		}, []string{"connector", "step"}),
 		seconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "hitch_connector_work_seconds",
 			Help:    "Time from a connector's claim to the end of the work, by connector and kind.",
@@ -30,7 +35,7 @@ func NewMetrics() *Metrics {
 
 // Register adds the metrics to reg.
 func (m *Metrics) Register(reg prometheus.Registerer) error {
-	for _, c := range []prometheus.Collector{m.work, m.seconds} {
+	for _, c := range []prometheus.Collector{m.work, m.steps, m.seconds} {
 		if err := reg.Register(c); err != nil {
 			return err
 		}

@@ -519,8 +519,11 @@ func (w *Work) Report(ctx context.Context, c *Connector, id, lease string, s Ste
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, ErrTransition
 	}
-	if err == nil && s.Status == store.WorkFailed {
-		w.observe(wk, "failed")
+	if err == nil {
+		w.cfg.Metrics.steps.WithLabelValues(c.ID, s.Status).Inc()
+		if s.Status == store.WorkFailed {
+			w.observe(wk, "failed")
+		}
 	}
 	return wk, err
 }

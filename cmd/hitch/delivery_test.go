@@ -295,7 +295,8 @@ type hitchProcess struct {
 	exited chan struct{}
 }
 
-var listeningRE = regexp.MustCompile(`"msg":"hitch listening".*?"addr":"([^"]+)"`)
+// listeningRE finds the address in hitch's start line, in JSON or text logs.
+var listeningRE = regexp.MustCompile(`hitch listening.*?addr"?[:=]"?([^"\s]+)`)
 
 // startHitch starts `hitch serve` with env added to this process's
 // environment (less its HITCH_* variables), and waits until it listens.

@@ -132,7 +132,13 @@ document.getElementById('open').addEventListener('click', function () {
 		t.Fatal(err)
 	}
 
-	st.connEnv = []string{"CONNECTOR_ID=" + conn.ID, "CONNECTOR_SECRET=" + conn.Secret, "HITCH_LOG_FORMAT=json", "HITCH_LOG_LEVEL=debug"}
+	format := "HITCH_LOG_FORMAT=json"
+	for _, kv := range st.env {
+		if strings.HasPrefix(kv, "HITCH_LOG_FORMAT=") {
+			format = kv // the last one given wins, as in hitch's
+		}
+	}
+	st.connEnv = []string{"CONNECTOR_ID=" + conn.ID, "CONNECTOR_SECRET=" + conn.Secret, format, "HITCH_LOG_LEVEL=debug"}
 	for range connectors {
 		st.startConnector(t)
 	}
@@ -142,7 +148,7 @@ document.getElementById('open').addEventListener('click', function () {
 // startConnector starts one more reference connector process.
 func (st *prodStack) startConnector(t *testing.T) *hitchProcess {
 	t.Helper()
-	p := startProcess(t, st.connEnv, regexp.MustCompile(`"msg":"connector declared".*?"merchant_ids":\[(\d+)\]`),
+	p := startProcess(t, st.connEnv, regexp.MustCompile(`connector declared.*?merchant_ids"?[:=]\[(\d+)\]`),
 		"refconnector", "--hitch-url", st.base, "--site", st.shop, "--screenshots", st.screenshots)
 	st.conns = append(st.conns, p)
 	return p
@@ -444,13 +450,20 @@ func compareOrders(t *testing.T, shop *refshop.User, got []syncedTransaction) {
 // and changed orders; a card switch the shop declines and one it takes; a
 // vaulting; a password change at the shop that disconnects the account and
 // a login that reconnects it; and detection. Canary credentials and card
-// data appear in no log, database file, screenshot, webhook or error.
+// data appear in no log (debug level; JSON on SQLite, text on PostgreSQL),
+// database file, screenshot, webhook or error.
 func TestProductionLinksThroughConnector(t *testing.T) {
 	requireChromium(t)
 	node, scripts := browserScripts(t)
 	t.Parallel()
 	forEachBrowserStore(t, func(t *testing.T, storeName string, db []string) {
-		st := startProduction(t, db, 1)
+		// Debug logs, as JSON on SQLite and as text on PostgreSQL: the
+		// canaries below are looked for in both formats.
+		format := "HITCH_LOG_FORMAT=json"
+		if storeName == "postgres" {
+			format = "HITCH_LOG_FORMAT=text"
+		}
+		st := startProduction(t, db, 1, format)
 		ctx := context.Background()
 
 		// transaction_link, with each kind of login.
@@ -598,7 +611,10 @@ func TestProductionLinksThroughConnector(t *testing.T) {
 
 		// Canaries: the passwords, the codes e-mailed, the card numbers and
 		// the CVV reached no log, database file, screenshot or webhook.
-		canaries := []string{shopPassword, "battery-staple-9", "not-the-password", "4000000000000002", "6011111111111117", `"917"`}
+		// The CVV is three digits, which text logs hold in durations and
+		// sizes: it is looked for as a quoted value and after a key.
+		canaries := []string{shopPassword, "battery-staple-9", "not-the-password", "4000000000000002", "6011111111111117",
+			`"917"`, "cvv=917", `cvv":"917`}
 		canaries = append(canaries, mailedCodes(t, st.shop, shopOTP)...)
 		st.checkCanaries(t, canaries)
 		if bad := st.sink.badSignatures(); bad != 0 {

@@ -101,7 +101,17 @@ func TestConnectorCredentialsOnServe(t *testing.T) {
 			b, _ := io.ReadAll(resp.Body)
 			return resp.StatusCode, string(b)
 		}
-		// Authenticated: the answer is about the (unknown) user.
+		// Authenticated, before declaring any merchant: refused.
+		if status, body := ingest(creds.ID, creds.Secret); status != 403 || !strings.Contains(body, "MERCHANT_NOT_SERVED") {
+			t.Fatalf("ingest before declaring: %d %s", status, body)
+		}
+		declare, _ := http.NewRequest("PUT", "http://"+addr+"/internal/connector", strings.NewReader(`{"merchant_ids": [1]}`))
+		declare.Header.Set("Content-Type", "application/json")
+		declare.SetBasicAuth(creds.ID, creds.Secret)
+		if resp, err := validatedClient(t, http.DefaultTransport).Do(declare); err != nil || resp.StatusCode != 200 {
+			t.Fatalf("declare: %v %v", resp, err)
+		}
+		// Declared: the answer is about the (unknown) user.
 		if status, body := ingest(creds.ID, creds.Secret); status != 404 || !strings.Contains(body, "USER_NOT_FOUND") {
 			t.Fatalf("ingest with the CLI's credentials: %d %s", status, body)
 		}

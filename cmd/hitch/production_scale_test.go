@@ -62,16 +62,18 @@ func (st *prodStack) connectorTotals(t *testing.T) (done, failed, inProgress int
 // refreshes are each done once, by one of them; a connector killed with
 // SIGKILL in the middle of a login leaves its user a clean, retryable
 // failure, and the other connector takes the user's next login.
+//
+// It runs before the parallel tests (it is not one of them): its 8
+// browser contexts fill the machine's CPUs.
 func TestProductionConnectorsShareWork(t *testing.T) {
 	requireChromium(t)
-	t.Parallel()
 	db := databaseEnv(t, "postgres")
-	st := startProduction(t, db, 2, "HITCH_CONNECTOR_LEASE=4s", "HITCH_REFRESH_INTERVAL=2s")
+	st := startProduction(t, db, 2, "HITCH_CONNECTOR_LEASE=8s", "HITCH_REFRESH_INTERVAL=2s")
 
 	const users = 40
 	for i := range users {
 		st.shopAdmin(t, "POST", "/users", map[string]any{"email": fmt.Sprintf("u%02d@refshop.example", i),
-			"password": shopPassword, "name": fmt.Sprintf("User %d", i), "orders": 3}, nil)
+			"password": shopPassword, "name": fmt.Sprintf("User %d", i), "orders": 1}, nil)
 	}
 	sessions := make([]string, users)
 	for i := range users {

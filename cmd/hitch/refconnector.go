@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/hitchdev/hitch/connector"
 	"github.com/hitchdev/hitch/connector/browser"
@@ -29,6 +30,7 @@ func refconnectorFlags(fs *flag.FlagSet) runFunc {
 	site := fs.String("site", "http://127.0.0.1:8090", "the reference shop's base URL")
 	contexts := fs.Int("contexts", 4, "browser contexts (logins, refreshes, card tasks) at once")
 	screenshots := fs.String("screenshots", "", "folder for masked screenshots of failed steps (default none)")
+	stepTimeout := fs.Duration("step-timeout", 30*time.Second, "time one browser step may take")
 	return func(ctx context.Context, cfg *config.Config, out, errOut io.Writer) error {
 		id, secret := os.Getenv(envConnectorID), os.Getenv(envConnectorSecret)
 		if id == "" || secret == "" {
@@ -38,7 +40,7 @@ func refconnectorFlags(fs *flag.FlagSet) runFunc {
 			return fmt.Errorf("refconnector: --contexts must be from 1 to 64")
 		}
 		log := newLogger(cfg, errOut)
-		pool, err := browser.NewPool(ctx, browser.Options{Contexts: *contexts, ScreenshotDir: *screenshots, Log: log})
+		pool, err := browser.NewPool(ctx, browser.Options{Contexts: *contexts, ScreenshotDir: *screenshots, StepTimeout: *stepTimeout, Log: log})
 		if err != nil {
 			return fmt.Errorf("refconnector: %w", err)
 		}

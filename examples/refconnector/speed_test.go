@@ -65,28 +65,6 @@ func median(d []time.Duration) time.Duration {
 	return s[len(s)/2]
 }
 
-// TestRefreshSpeed measures refreshes of ada's 25 orders, alone and with 4
-// sessions at once on one Chromium, and logs the figures (go test -v). It
-// runs before the parallel tests, so that they do not share its machine.
-// It asserts only that every refresh reads everything: the speed depends
-// on the machine. BenchmarkRefresh measures longer.
-func TestRefreshSpeed(t *testing.T) {
-	if testing.Short() {
-		t.Skip("skipping the speed measurement in -short mode")
-	}
-	pool := newPool(t, 4)
-	s := newShop(t)
-	site := New(s.URL)
-	state := mustLogin(t, pool, site, ada)
-	timedRefresh(t, pool, site, state) // warms Chromium up
-
-	r, w, _ := refreshes(t, pool, site, state, 1, 2)
-	t.Logf("alone: Refresh median %v (max %v); with session open and close %v", median(r), slices.Max(r), median(w))
-	r, w, wall := refreshes(t, pool, site, state, 4, 1)
-	t.Logf("4 concurrent: Refresh median %v (max %v); with session open and close median %v (max %v); %.0f refreshes a minute",
-		median(r), slices.Max(r), median(w), slices.Max(w), float64(len(w))/wall.Minutes())
-}
-
 // BenchmarkRefresh measures refreshes a minute of ada's 25 orders with 4
 // concurrent sessions on one Chromium, as the SDK runtime runs them:
 //

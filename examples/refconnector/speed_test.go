@@ -39,26 +39,6 @@ func timedRefresh(tb testing.TB, pool *browser.Pool, site *Site, state []byte) (
 	return refreshTook, time.Since(start)
 }
 
-// refreshes runs n refreshes on each of workers goroutines and returns the
-// durations of Refresh and of the whole, and the wall time.
-func refreshes(tb testing.TB, pool *browser.Pool, site *Site, state []byte, workers, n int) (refresh, whole []time.Duration, wall time.Duration) {
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	start := time.Now()
-	for range workers {
-		wg.Go(func() {
-			for range n {
-				r, w := timedRefresh(tb, pool, site, state)
-				mu.Lock()
-				refresh, whole = append(refresh, r), append(whole, w)
-				mu.Unlock()
-			}
-		})
-	}
-	wg.Wait()
-	return refresh, whole, time.Since(start)
-}
-
 func median(d []time.Duration) time.Duration {
 	s := slices.Clone(d)
 	slices.Sort(s)

@@ -451,10 +451,13 @@ func compareOrders(t *testing.T, shop *refshop.User, got []syncedTransaction) {
 // a login that reconnects it; and detection. Canary credentials and card
 // data appear in no log (debug level: JSON from hitch, text from the
 // connector), database file, screenshot, webhook or error.
+//
+// It runs before the parallel tests, as TestProductionConnectorsShareWork
+// does: its browsers would starve tests that time their own processes
+// (TestCrashLosesNoEvent must kill hitch while deliveries are behind).
 func TestProductionLinksThroughConnector(t *testing.T) {
 	requireChromium(t)
 	node, scripts := browserScripts(t)
-	t.Parallel()
 	// SQLite, whose database file the canaries are looked for in;
 	// TestProductionConnectorsShareWork runs production on PostgreSQL.
 	func(t *testing.T, storeName string, db []string) {

@@ -532,21 +532,32 @@ func (s *Shop) walletPage(w http.ResponseWriter, r *http.Request) {
 	s.render(w, http.StatusOK, "wallet", p)
 }
 
-func (s *Shop) addCard(w http.ResponseWriter, r *http.Request) {
+// walletPost checks a wallet form post (a session and its CSRF token) and
+// returns its user with s.mu held; when ok is false it has answered and
+// holds nothing.
+func (s *Shop) walletPost(w http.ResponseWriter, r *http.Request) (*account, *session, bool) {
 	if !parseForm(w, r) {
 		s.badForm(w)
-		return
+		return nil, nil, false
 	}
 	s.mu.Lock()
 	a, sess := s.currentUser(r)
 	if a == nil {
 		s.mu.Unlock()
 		toSignin(w, r)
-		return
+		return nil, nil, false
 	}
 	if !equalTokens(r.PostFormValue("csrf_token"), sess.csrf) {
 		s.mu.Unlock()
 		s.badForm(w)
+		return nil, nil, false
+	}
+	return a, sess, true
+}
+
+func (s *Shop) addCard(w http.ResponseWriter, r *http.Request) {
+	a, sess, ok := s.walletPost(w, r)
+	if !ok {
 		return
 	}
 	f := cardForm{
@@ -582,20 +593,8 @@ func (s *Shop) addCard(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Shop) makeDefault(w http.ResponseWriter, r *http.Request) {
-	if !parseForm(w, r) {
-		s.badForm(w)
-		return
-	}
-	s.mu.Lock()
-	a, sess := s.currentUser(r)
-	if a == nil {
-		s.mu.Unlock()
-		toSignin(w, r)
-		return
-	}
-	if !equalTokens(r.PostFormValue("csrf_token"), sess.csrf) {
-		s.mu.Unlock()
-		s.badForm(w)
+	a, _, ok := s.walletPost(w, r)
+	if !ok {
 		return
 	}
 	id := r.PathValue("id")

@@ -53,21 +53,26 @@ func TestCrashLosesNoEvent(t *testing.T) {
 		node := startHitch(t, env)
 		api := newHitchAPI(t, "crash_test_client")
 		rcv.setSecret(api.createEndpoint(t, node.base, srv.URL))
+		// The kill must find deliveries queued and in flight however fast
+		// this machine delivers: past a fifth of them, they wait.
+		rcv.holdAfter(killAt / 5)
 
 		// Until killAt: create events, then kill the node from the goroutine
 		// that saw the killAt-th answer, while the others have requests in
 		// flight.
 		led := &eventLedger{committed: map[string]string{}, cutOff: map[string]bool{}}
 		var kill sync.Once
-		var backlogAtKill int
+		var backlogAtKill, inFlightAtKill int
 		createTestEvents(t, api, []string{node.base}, led, total, killAt, func() {
 			kill.Do(func() {
+				inFlightAtKill = rcv.waitingDeliveries()
 				led.kill(node.kill)
 				backlogAtKill = led.count() - rcv.distinct()
 			})
 		})
-		t.Logf("killed after %d committed events (%d requests cut off), %d not yet delivered, at %s",
-			led.count(), len(led.cutOff), backlogAtKill, time.Since(start).Round(time.Millisecond))
+		rcv.release()
+		t.Logf("killed after %d committed events (%d requests cut off), %d not yet delivered, %d deliveries in flight, at %s",
+			led.count(), len(led.cutOff), backlogAtKill, inFlightAtKill, time.Since(start).Round(time.Millisecond))
 		if backlogAtKill <= 0 {
 			t.Errorf("no delivery backlog at the kill: the test did not crash mid-delivery")
 		}
@@ -323,14 +328,66 @@ type webhookReceiver struct {
 	delay         func() time.Duration // nil answers at once
 	badSignatures atomic.Int64
 
-	mu     sync.Mutex
-	secret string
-	counts map[string]int    // webhook-id → deliveries
-	types  map[string]string // webhook-id → event type
+	mu      sync.Mutex
+	secret  string
+	counts  map[string]int    // webhook-id → deliveries
+	types   map[string]string // webhook-id → event type
+	holdAt  int               // with held open, deliveries of new events past this many wait
+	held    chan struct{}     // closed by release
+	waiting int               // deliveries waiting on held
 }
 
 func newWebhookReceiver(delay func() time.Duration) *webhookReceiver {
 	return &webhookReceiver{delay: delay, counts: map[string]int{}, types: map[string]string{}}
+}
+
+// holdAfter makes deliveries of new events wait, unanswered, once n
+// distinct events have arrived, until release or until the sender goes
+// away; a waiting delivery is not recorded.
+func (rc *webhookReceiver) holdAfter(n int) {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	rc.holdAt, rc.held = n, make(chan struct{})
+}
+
+func (rc *webhookReceiver) release() {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if rc.held != nil {
+		close(rc.held)
+		rc.held = nil
+	}
+}
+
+// wait holds a delivery of a new event while the receiver holds. It
+// reports false when the sender went away first.
+func (rc *webhookReceiver) wait(r *http.Request, id string) bool {
+	rc.mu.Lock()
+	held := rc.held
+	if _, seen := rc.counts[id]; held == nil || seen || len(rc.counts) < rc.holdAt {
+		rc.mu.Unlock()
+		return true
+	}
+	rc.waiting++
+	rc.mu.Unlock()
+	defer func() {
+		rc.mu.Lock()
+		rc.waiting--
+		rc.mu.Unlock()
+	}()
+	select {
+	case <-held:
+		return true
+	case <-r.Context().Done():
+		return false
+	}
+}
+
+// waitingDeliveries counts deliveries waiting on holdAfter.
+func (rc *webhookReceiver) waitingDeliveries() int {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return rc.waiting
 }
 
 func (rc *webhookReceiver) setSecret(s string) {
@@ -349,9 +406,12 @@ func (rc *webhookReceiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		Event string `json:"event"`
 	}
 	_ = json.Unmarshal(body, &ev)
+	id := r.Header.Get("webhook-id")
+	if !rc.wait(r, id) {
+		return
+	}
 	rc.mu.Lock()
 	secret := rc.secret
-	id := r.Header.Get("webhook-id")
 	rc.counts[id]++
 	rc.types[id] = ev.Event
 	rc.mu.Unlock()

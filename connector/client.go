@@ -112,10 +112,12 @@ func (c *Client) Declare(ctx context.Context, merchantIDs []int64) error {
 const (
 	KindLogin   = "login"
 	KindRefresh = "refresh"
+	KindDetect  = "detect"
 )
 
 // Work is a unit of work claimed from Hitch: a login or a refresh of one
-// user's account at one merchant.
+// user's account at one merchant, or a check of whether a user has an
+// account at one merchant (detect).
 type Work struct {
 	ID             string           `json:"id"`
 	Kind           string           `json:"kind"`
@@ -131,6 +133,30 @@ type Work struct {
 	Credentials    *UserCredentials `json:"credentials"`
 	// State is the saved merchant session, base64 (refreshes).
 	State *string `json:"state"`
+	// RequestID is a detect unit's detection request, and Detection what
+	// to check with.
+	RequestID *string         `json:"request_id"`
+	Detection *DetectionInput `json:"detection"`
+}
+
+// DetectionInput is what a detect unit checks its merchant with. Keep it in
+// memory only.
+type DetectionInput struct {
+	Email          *string `json:"email"`
+	PhoneNumber    *string `json:"phone_number"`
+	ProcessorToken *string `json:"processor_token"`
+}
+
+// DetectionRequest is the detection request of a detect unit.
+func (w *Work) DetectionRequest() *DetectionRequest {
+	d := &DetectionRequest{ClientID: w.ClientID, ExternalUserID: w.ExternalUserID}
+	if w.RequestID != nil {
+		d.ID = *w.RequestID
+	}
+	if w.Detection != nil {
+		d.Email, d.PhoneNumber, d.ProcessorToken = w.Detection.Email, w.Detection.PhoneNumber, w.Detection.ProcessorToken
+	}
+	return d
 }
 
 // UserCredentials are what the user typed in the hosted flow. Keep them in
@@ -209,6 +235,25 @@ const (
 	RefreshDisconnected = "disconnected"
 	RefreshFailed       = "failed"
 )
+
+// CompleteDetect ends a detect unit: the account found at its merchant (nil
+// when there is none), or, with a reason, a failure to check.
+func (c *Client) CompleteDetect(ctx context.Context, w *Work, found *DetectedAccount, reason string) error {
+	body := map[string]any{"lease": w.Lease, "outcome": "succeeded"}
+	if reason != "" {
+		body["outcome"], body["reason"] = "failed", reason
+	} else if found != nil {
+		acct := map[string]any{"source": found.Source}
+		if found.LoginMethod != "" {
+			acct["login_method"] = found.LoginMethod
+		}
+		if found.AccountCreatedAt != "" {
+			acct["account_created_at"] = found.AccountCreatedAt
+		}
+		body["account"] = acct
+	}
+	return c.do(ctx, http.MethodPost, "/internal/work/"+url.PathEscape(w.ID)+"/complete", body, nil)
+}
 
 // Complete ends a refresh.
 func (c *Client) Complete(ctx context.Context, w *Work, outcome, reason string, state []byte) error {
@@ -334,7 +379,8 @@ func (c *Client) TaskResult(ctx context.Context, t *Task, reason string, found *
 	return c.do(ctx, http.MethodPost, "/internal/tasks/"+strconv.FormatInt(t.TaskID, 10)+"/result", body, nil)
 }
 
-// DetectionRequest asks which merchants a user has accounts at.
+// DetectionRequest asks which merchants a user has accounts at. A connector
+// gets one with each detect unit (Work.DetectionRequest).
 type DetectionRequest struct {
 	ID             string  `json:"id"`
 	ClientID       string  `json:"client_id"`
@@ -342,15 +388,6 @@ type DetectionRequest struct {
 	Email          *string `json:"email"`
 	PhoneNumber    *string `json:"phone_number"`
 	ProcessorToken *string `json:"processor_token"`
-}
-
-// PendingDetections lists detection requests no connector has answered.
-func (c *Client) PendingDetections(ctx context.Context, limit int) ([]*DetectionRequest, error) {
-	var out struct {
-		Requests []*DetectionRequest `json:"requests"`
-	}
-	err := c.do(ctx, http.MethodGet, "/internal/detections?limit="+strconv.Itoa(limit), nil, &out)
-	return out.Requests, err
 }
 
 // DetectedAccount is an account found for a detection request.
@@ -361,12 +398,18 @@ type DetectedAccount struct {
 	AccountCreatedAt string `json:"account_created_at,omitempty"`
 }
 
-// ReportDetections answers a detection request with what was found (none
-// is an answer too).
+// ReportDetections reports accounts found for a user: for the request r
+// names (its user), or, when r.ID is "", for r.ExternalUserID on the
+// connector's own signal. A detect unit reports with CompleteDetect.
 func (c *Client) ReportDetections(ctx context.Context, r *DetectionRequest, found []DetectedAccount) error {
 	if found == nil {
 		found = []DetectedAccount{}
 	}
-	return c.do(ctx, http.MethodPost, "/internal/ingest/detections",
-		map[string]any{"client_id": r.ClientID, "request_id": r.ID, "accounts": found}, nil)
+	body := map[string]any{"client_id": r.ClientID, "accounts": found}
+	if r.ID != "" {
+		body["request_id"] = r.ID
+	} else {
+		body["external_user_id"] = r.ExternalUserID
+	}
+	return c.do(ctx, http.MethodPost, "/internal/ingest/detections", body, nil)
 }

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"slices"
 	"sync"
 	"time"
 
@@ -96,8 +95,7 @@ func Run(ctx context.Context, cfg Config) error {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	r := &runner{cfg: cfg, sites: map[int64]Site{}, slots: make(chan struct{}, cfg.Concurrency), tasks: map[int64]bool{},
-		detecting: map[string]bool{}}
+	r := &runner{cfg: cfg, sites: map[int64]Site{}, slots: make(chan struct{}, cfg.Concurrency), tasks: map[int64]bool{}}
 	ids := make([]int64, 0, len(cfg.Sites))
 	for _, s := range cfg.Sites {
 		r.sites[s.MerchantID()] = s
@@ -134,8 +132,10 @@ func Run(ctx context.Context, cfg Config) error {
 			lastSide = time.Now()
 			backlog = r.sideWork(ctx, &wg)
 		}
-		// Tasks left for want of a slot take the next one, not a refresh.
+		// Tasks left for want of a slot take the next one, not a check or
+		// a refresh.
 		if !backlog {
+			claimed += r.claim(ctx, &wg, KindDetect)
 			claimed += r.claim(ctx, &wg, KindRefresh)
 		}
 		if claimed == 0 {
@@ -174,9 +174,8 @@ type runner struct {
 	sites map[int64]Site
 	slots chan struct{}
 
-	mu        sync.Mutex
-	tasks     map[int64]bool  // task ids being worked here
-	detecting map[string]bool // detection requests being answered here
+	mu    sync.Mutex
+	tasks map[int64]bool // task ids being worked here
 }
 
 func (r *runner) work(ctx context.Context, w *Work) {
@@ -197,6 +196,8 @@ func (r *runner) work(ctx context.Context, w *Work) {
 		r.login(wctx, site, w, log)
 	case KindRefresh:
 		r.refresh(wctx, site, w, log)
+	case KindDetect:
+		r.detect(wctx, site, w, log)
 	}
 }
 
@@ -353,8 +354,8 @@ func (r *runner) complete(ctx context.Context, w *Work, outcome, reason string, 
 	}
 }
 
-// sideWork claims card tasks and answers detection requests; it reports
-// whether some were left for want of a free slot.
+// sideWork claims card tasks; it reports whether some were left for want
+// of a free slot.
 func (r *runner) sideWork(ctx context.Context, wg *sync.WaitGroup) bool {
 	tasks, err := r.cfg.Client.PendingTasks(ctx, 20)
 	if err != nil && ctx.Err() == nil {
@@ -378,31 +379,6 @@ func (r *runner) sideWork(ctx context.Context, wg *sync.WaitGroup) bool {
 			defer func() { <-r.slots }()
 			defer r.forget(t.TaskID)
 			r.task(ctx, t)
-		})
-	}
-	reqs, err := r.cfg.Client.PendingDetections(ctx, 20)
-	if err != nil && ctx.Err() == nil {
-		r.cfg.Log.Warn("list detections", "error", err)
-	}
-	for _, d := range reqs {
-		r.mu.Lock()
-		busy := r.detecting[d.ID]
-		r.mu.Unlock()
-		if busy || (d.Email == nil && d.PhoneNumber == nil) {
-			continue
-		}
-		select {
-		case r.slots <- struct{}{}:
-		default:
-			return true
-		}
-		r.mu.Lock()
-		r.detecting[d.ID] = true
-		r.mu.Unlock()
-		wg.Go(func() {
-			defer func() { <-r.slots }()
-			defer func() { r.mu.Lock(); delete(r.detecting, d.ID); r.mu.Unlock() }()
-			r.detect(ctx, d)
 		})
 	}
 	return false
@@ -482,26 +458,37 @@ func (r *runner) task(ctx context.Context, t *Task) {
 	}
 }
 
-func (r *runner) detect(ctx context.Context, d *DetectionRequest) {
-	var found []DetectedAccount
-	for _, site := range r.sites {
-		sess, err := r.cfg.Pool.NewSession(ctx, browser.SessionOptions{Label: fmt.Sprintf("m%d/detect", site.MerchantID())})
-		if err != nil {
-			r.cfg.Log.Error("no browser session", "error", err)
-			return
-		}
-		acct, err := site.Detect(ctx, sess, d)
-		sess.Close()
-		if err != nil {
-			r.cfg.Log.Warn("detect", "merchant_id", site.MerchantID(), "error", err)
-			return // not answered: another try later
-		}
-		if acct != nil {
-			found = append(found, *acct)
+// detect checks whether the unit's user has an account at the site.
+func (r *runner) detect(ctx context.Context, site Site, w *Work, log *slog.Logger) {
+	d := w.DetectionRequest()
+	w.Detection = nil
+	var secrets []string
+	for _, v := range []*string{d.Email, d.PhoneNumber, d.ProcessorToken} {
+		if v != nil {
+			secrets = append(secrets, *v)
 		}
 	}
-	slices.SortFunc(found, func(a, b DetectedAccount) int { return cmp.Compare(a.MerchantID, b.MerchantID) })
-	if err := r.cfg.Client.ReportDetections(ctx, d, found); err != nil {
-		r.cfg.Log.Warn("report detections", "error", err)
+	report := func(found *DetectedAccount, reason string) {
+		if err := r.cfg.Client.CompleteDetect(ctx, w, found, reason); err != nil {
+			log.Warn("complete detect", "error", err)
+		}
+	}
+	sess, err := r.cfg.Pool.NewSession(ctx, browser.SessionOptions{Label: fmt.Sprintf("m%d/detect", w.MerchantID),
+		Secrets: secrets})
+	if err != nil {
+		log.Error("no browser session", "error", err)
+		report(nil, "browser")
+		return
+	}
+	defer sess.Close()
+	found, err := site.Detect(ctx, sess, d)
+	switch {
+	case err == nil:
+		report(found, "")
+	case ctx.Err() != nil:
+		log.Info("detect stopped", "error", ctx.Err())
+	default:
+		log.Warn("detect failed", "error", err)
+		report(nil, "merchant")
 	}
 }

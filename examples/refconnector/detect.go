@@ -2,7 +2,6 @@ package refconnector
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -26,7 +25,8 @@ const forgotResultJS = `(() => {
 
 // Detect asks the shop's password-reset page whether an account has the
 // request's e-mail (else its phone number). It returns the account, signed
-// in with a password, with the day it was created; nil when there is none.
+// in with a password, with the day it was created; nil when there is none,
+// or when the request has neither (a processor token says nothing here).
 func (s *Site) Detect(ctx context.Context, sess *browser.Session, r *connector.DetectionRequest) (*connector.DetectedAccount, error) {
 	var id, source string
 	switch {
@@ -35,7 +35,7 @@ func (s *Site) Detect(ctx context.Context, sess *browser.Session, r *connector.D
 	case r != nil && r.PhoneNumber != nil && strings.TrimSpace(*r.PhoneNumber) != "":
 		id, source = strings.TrimSpace(*r.PhoneNumber), "phone"
 	default:
-		return nil, errors.New("refconnector: a detection request without an e-mail or a phone number")
+		return nil, nil
 	}
 	var res forgotResult
 	err := sess.Run(ctx, "ask for a password reset",

@@ -169,6 +169,7 @@ func TestDetect(t *testing.T) {
 		{"phone", connector.DetectionRequest{PhoneNumber: ptr("(415) 555-0100")},
 			&connector.DetectedAccount{MerchantID: 114, Source: "phone", LoginMethod: "PASSWORD", AccountCreatedAt: created}},
 		{"unknown e-mail", connector.DetectionRequest{Email: ptr("nobody@example.com")}, nil},
+		{"nothing the shop can look up", connector.DetectionRequest{ProcessorToken: ptr("processor-token-1")}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

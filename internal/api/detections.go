@@ -278,54 +278,6 @@ func (s *Server) syncDetected(w http.ResponseWriter, r *http.Request) error {
 
 // Connectors: pending detection requests and their results.
 
-type pendingDetectionJSON struct {
-	ID             string    `json:"id"`
-	ClientID       string    `json:"client_id"`
-	ExternalUserID string    `json:"external_user_id"`
-	Email          *string   `json:"email"`
-	PhoneNumber    *string   `json:"phone_number"`
-	ProcessorToken *string   `json:"processor_token"`
-	CreatedAt      time.Time `json:"created_at"`
-}
-
-// maxPendingDetections bounds one listing of pending requests.
-const maxPendingDetections = 100
-
-// listPendingDetections serves GET /internal/detections: requests waiting
-// for a connector, oldest first, with their inputs.
-func (s *Server) listPendingDetections(w http.ResponseWriter, r *http.Request) error {
-	limit, given, err := queryInt(r.URL.Query(), "limit")
-	if err != nil {
-		return err
-	}
-	if !given {
-		limit = maxPendingDetections
-	} else if limit > maxPendingDetections {
-		return errInvalidField("The limit field must be between 1 and %d.", maxPendingDetections)
-	}
-	reqs, err := s.Detections.Pending(r.Context(), int(limit))
-	if err != nil {
-		return err
-	}
-	out := struct {
-		Requests []pendingDetectionJSON `json:"requests"`
-	}{Requests: make([]pendingDetectionJSON, len(reqs))}
-	for i, p := range reqs {
-		out.Requests[i] = pendingDetectionJSON{ID: p.ID, ClientID: p.ClientID, ExternalUserID: p.ExternalUserID,
-			Email: optional(p.Input.Email), PhoneNumber: optional(p.Input.Phone),
-			ProcessorToken: optional(p.Input.ProcessorToken), CreatedAt: p.CreatedAt}
-	}
-	writeJSON(w, http.StatusOK, out)
-	return nil
-}
-
-func optional(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
-
 type ingestDetectionsRequest struct {
 	ClientID       *string           `json:"client_id"`
 	ExternalUserID *string           `json:"external_user_id"`
@@ -378,8 +330,8 @@ func (s *Server) ingestDetections(w http.ResponseWriter, r *http.Request) error 
 			return err
 		}
 	}
-	// An answer to a request may be empty: the connector found nothing,
-	// and the request is done.
+	// A report for a request may be empty: the connector found nothing
+	// (the request is done unless detect units still work on it).
 	var items []ingestDetected
 	if req.RequestID == nil || req.Accounts == nil || len(req.Accounts) > 0 {
 		if items, err = decodeItems[ingestDetected]("accounts", req.Accounts); err != nil {

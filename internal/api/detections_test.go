@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/hitchdev/hitch/client"
+	"github.com/hitchdev/hitch/internal/connector"
 	"github.com/hitchdev/hitch/internal/detection"
 	"github.com/hitchdev/hitch/internal/merchant"
 	"github.com/hitchdev/hitch/internal/store"
@@ -503,51 +504,151 @@ func TestDetectionThroughConnector(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, h *harness) {
 		ctx := context.Background()
-		conn := h.newConnector(t)
+		// With no connector, nothing can check a request: it is done at
+		// once, finding nothing.
+		alone, err := h.api.Detect(ctx, &client.DetectRequest{ExternalUserID: "u1", Email: "ada@example.com"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if req, err := h.store.DetectionRequestGet(ctx, h.clientID, alone.RequestID); err != nil || req.Status != "done" || *req.Found != 0 {
+			t.Fatalf("request without connectors: %+v, %v", req, err)
+		}
+		// a serves two merchants and b a third: each of them is checked
+		// once, by a connector that serves it.
+		a := h.newServingConnector(t, refshop, 1)
+		b := h.newServingConnector(t, 2)
+		stranger := h.newServingConnector(t)
+		// reporter declares no merchant: it reports on signals of its own.
+		reporter, err := h.connectors.Create(ctx, "Reporter")
+		if err != nil {
+			t.Fatal(err)
+		}
 		if _, err := h.api.CreateSession(ctx, &client.CreateSessionRequest{Type: "link", ExternalUserID: "u1",
 			Email: ptr("ada@example.com"), ProcessorToken: ptr("processor-sandbox-canary")}); err != nil {
 			t.Fatal(err)
 		}
-		// In production, the request waits for a connector.
-		resp := h.do("GET", "/internal/detections", nil, http.Header{"Authorization": {basic(conn.ID, conn.Secret)}})
-		if resp.status != 200 {
-			t.Fatalf("pending: %d %s", resp.status, resp.body)
+		if r := h.do("POST", "/internal/work/claim", map[string]any{"kinds": []string{"detect"}}, nil); r.status != 401 {
+			t.Fatalf("developer credentials on the connector API: %d", r.status)
 		}
-		var pending struct {
-			Requests []struct {
-				ID             string  `json:"id"`
-				ClientID       string  `json:"client_id"`
-				ExternalUserID string  `json:"external_user_id"`
-				Email          *string `json:"email"`
-				PhoneNumber    *string `json:"phone_number"`
-				ProcessorToken *string `json:"processor_token"`
-			} `json:"requests"`
+		units := map[float64]map[string]any{}
+		for _, c := range []*conn{a, b, stranger} {
+			out := c.want(t, 200, "POST", "/internal/work/claim", map[string]any{"kinds": []string{"detect"}, "limit": 10})
+			for _, w := range out["work"].([]any) {
+				w := w.(map[string]any)
+				if units[w["merchant_id"].(float64)] != nil {
+					t.Fatalf("merchant %v claimed twice", w["merchant_id"])
+				}
+				units[w["merchant_id"].(float64)] = w
+			}
 		}
-		if err := json.Unmarshal(resp.body, &pending); err != nil {
-			t.Fatal(err)
+		if len(units) != 3 || units[refshop] == nil || units[1] == nil || units[2] == nil {
+			t.Fatalf("claimed %v", units)
 		}
-		if len(pending.Requests) != 1 {
-			t.Fatalf("pending = %s", resp.body)
+		requestID, _ := units[refshop]["request_id"].(string)
+		for m, w := range units {
+			in, _ := w["detection"].(map[string]any)
+			if w["kind"] != "detect" || w["request_id"] != requestID || w["external_user_id"] != "u1" || w["client_id"] != h.clientID ||
+				in["email"] != "ada@example.com" || in["processor_token"] != "processor-sandbox-canary" || in["phone_number"] != nil {
+				t.Fatalf("unit for merchant %v: %v", m, w)
+			}
 		}
-		req := pending.Requests[0]
-		if req.ClientID != h.clientID || req.ExternalUserID != "u1" || req.Email == nil || *req.Email != "ada@example.com" ||
-			req.PhoneNumber != nil || req.ProcessorToken == nil || *req.ProcessorToken != "processor-sandbox-canary" {
-			t.Fatalf("pending request %+v", req)
-		}
-		if resp := h.do("GET", "/internal/detections", nil, nil); resp.status != 401 {
-			t.Fatalf("developer credentials on the connector API: %d", resp.status)
+		if out := a.want(t, 200, "POST", "/internal/work/claim", map[string]any{"kinds": []string{"detect"}}); len(out["work"].([]any)) != 0 {
+			t.Fatalf("claimed again: %v", out)
 		}
 		if n := len(h.detectedEvents(t, h.clientID, "u1")); n != 0 {
-			t.Fatalf("production detected without a connector: %d events", n)
+			t.Fatalf("detected before any connector reported: %d events", n)
+		}
+		complete := func(w map[string]any) string { return "/internal/work/" + w["id"].(string) + "/complete" }
+
+		// Bad reports change nothing.
+		shop := units[refshop]
+		stranger.wantError(t, 403, "MERCHANT_NOT_SERVED", "POST", complete(shop), map[string]any{"lease": shop["lease"], "outcome": "succeeded"})
+		b.wantError(t, 403, "MERCHANT_NOT_SERVED", "POST", complete(shop), map[string]any{"lease": shop["lease"], "outcome": "succeeded"})
+		for name, body := range map[string]map[string]any{
+			"disconnected":       {"lease": shop["lease"], "outcome": "disconnected"},
+			"account on failure": {"lease": shop["lease"], "outcome": "failed", "account": map[string]any{"source": "email"}},
+			"bad source":         {"lease": shop["lease"], "outcome": "succeeded", "account": map[string]any{"source": "mail"}},
+			"bad login method":   {"lease": shop["lease"], "outcome": "succeeded", "account": map[string]any{"source": "email", "login_method": "FAX"}},
+			"bad date":           {"lease": shop["lease"], "outcome": "succeeded", "account": map[string]any{"source": "email", "account_created_at": "2017"}},
+			"unknown field":      {"lease": shop["lease"], "outcome": "succeeded", "account": map[string]any{"source": "email", "merchant_id": 1}},
+			"state":              {"lease": shop["lease"], "outcome": "succeeded", "state": "YQ=="},
+		} {
+			if r := a.call("POST", complete(shop), body); r.status != 400 || r.errorBody(t).Code != "INVALID_FIELD" {
+				t.Errorf("%s: %d %s", name, r.status, r.body)
+			}
+		}
+		a.wantError(t, 409, "LEASE_NOT_HELD", "POST", complete(shop), map[string]any{"lease": "not-the-lease", "outcome": "succeeded"})
+
+		// The shop has an account: it is announced at once, with the
+		// session's id; the request waits for its other merchants.
+		out := a.want(t, 200, "POST", complete(shop), map[string]any{"lease": shop["lease"], "outcome": "succeeded",
+			"account": map[string]any{"source": "email", "login_method": "PASSWORD", "account_created_at": "2017-03-04T05:06:07Z"}})
+		if out["new"] != true || out["event_id"] == nil {
+			t.Fatalf("complete: %v", out)
+		}
+		evs := h.detectedEvents(t, h.clientID, "u1")
+		if len(evs) != 1 || len(evs[0].Data.DetectedAccounts) != 1 || evs[0].Data.DetectedAccounts[0].ID != refshop ||
+			len(evs[0].Data.UnsupportedAccounts) != 0 || evs[0].SessionID == nil {
+			t.Fatalf("events %+v", evs)
+		}
+		if req, err := h.store.DetectionRequestGet(ctx, h.clientID, requestID); err != nil || req.Status != "pending" {
+			t.Fatalf("request with checks open: %+v, %v", req, err)
+		}
+		a.wantError(t, 409, "WORK_NOT_WAITING", "POST", complete(shop), map[string]any{"lease": shop["lease"], "outcome": "succeeded"})
+		// Nothing at merchant 1; merchant 2's site failed. The request is
+		// done with its last check.
+		a.want(t, 200, "POST", complete(units[1]), map[string]any{"lease": units[1]["lease"], "outcome": "succeeded"})
+		b.want(t, 200, "POST", complete(units[2]), map[string]any{"lease": units[2]["lease"], "outcome": "failed", "reason": "merchant"})
+		if req, err := h.store.DetectionRequestGet(ctx, h.clientID, requestID); err != nil || req.Status != "done" ||
+			*req.Found != 1 || req.EmailSealed != nil {
+			t.Fatalf("request after its checks: %+v, %v", req, err)
+		}
+		if n := len(h.detectedEvents(t, h.clientID, "u1")); n != 1 {
+			t.Fatalf("checks that found nothing raised events: %d", n)
+		}
+		metrics := string(h.do("GET", "/metrics", nil, noAuth).body)
+		for _, want := range []string{
+			`hitch_connector_work_total{connector="` + a.creds.ID + `",kind="detect",outcome="succeeded"} 2`,
+			`hitch_connector_work_total{connector="` + b.creds.ID + `",kind="detect",outcome="failed"} 1`,
+		} {
+			if !strings.Contains(metrics, want) {
+				t.Errorf("/metrics lacks %s", want)
+			}
 		}
 
+		// A connector that dies with a check loses it when its lease ends:
+		// the request is done without it.
+		started, err := h.api.Detect(ctx, &client.DetectRequest{ExternalUserID: "u1", Email: "grace@example.com"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lost := b.claim(t, "detect")
+		if lost["request_id"] != started.RequestID {
+			t.Fatalf("claimed %v", lost)
+		}
+		for _, c := range []*conn{a, a} {
+			w := c.claim(t, "detect")
+			c.want(t, 200, "POST", complete(w), map[string]any{"lease": w["lease"], "outcome": "succeeded"})
+		}
+		h.clock.Advance(connector.DefaultLease + time.Second)
+		if err := h.work.Reap(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if req, err := h.store.DetectionRequestGet(ctx, h.clientID, started.RequestID); err != nil || req.Status != "done" || *req.Found != 0 {
+			t.Fatalf("request after a lost check: %+v, %v", req, err)
+		}
+		b.wantError(t, 409, "LEASE_NOT_HELD", "POST", complete(lost), map[string]any{"lease": lost["lease"], "outcome": "succeeded"})
+
+		// A connector may also report accounts it learns of on its own, or
+		// more for a request, by name.
+		req := struct{ ID string }{requestID}
 		body := map[string]any{"client_id": h.clientID, "request_id": req.ID, "accounts": []map[string]any{
 			{"name": "NETFLIX.COM, INC.", "source": "email", "login_method": "GOOGLE_SSO", "account_created_at": "2017-03-04T05:06:07Z"},
 			{"merchant_id": 1, "source": "processor_token"},
 			{"name": "Patreon, Inc.", "source": "email"},
 			{"name": "netflix", "source": "email"}, // the same account twice in one report
 		}}
-		resp = h.ingest(conn, "detections", body)
+		resp := h.ingest(reporter, "detections", body)
 		if resp.status != 200 {
 			t.Fatalf("ingest: %d %s", resp.status, resp.body)
 		}
@@ -562,30 +663,31 @@ func TestDetectionThroughConnector(t *testing.T) {
 		if len(got.New) != 3 || got.EventID == nil {
 			t.Fatalf("ingest = %s", resp.body)
 		}
-		evs := h.detectedEvents(t, h.clientID, "u1")
-		if len(evs) != 1 || len(evs[0].Data.DetectedAccounts) != 2 || len(evs[0].Data.UnsupportedAccounts) != 1 ||
-			evs[0].Data.UnsupportedAccounts[0].Name != "Patreon, Inc." || evs[0].SessionID == nil {
+		evs = h.detectedEvents(t, h.clientID, "u1")
+		if len(evs) != 2 || len(evs[1].Data.DetectedAccounts) != 2 || len(evs[1].Data.UnsupportedAccounts) != 1 ||
+			evs[1].Data.UnsupportedAccounts[0].Name != "Patreon, Inc." || evs[1].SessionID == nil {
 			t.Fatalf("events %+v", evs)
 		}
 		list, err := h.api.DetectedAccounts(ctx, "u1", 0)
-		if err != nil || len(list) != 3 || list[0].Name != "Netflix" || list[0].LoginMethod != "GOOGLE_SSO" ||
-			!list[0].AccountCreatedAt.Equal(time.Date(2017, 3, 4, 5, 6, 7, 0, time.UTC)) || list[2].Merchant != nil {
+		if err != nil || len(list) != 4 || list[0].Merchant == nil || list[0].Merchant.ID != refshop ||
+			!list[0].AccountCreatedAt.Equal(time.Date(2017, 3, 4, 5, 6, 7, 0, time.UTC)) ||
+			list[1].Name != "Netflix" || list[1].LoginMethod != "GOOGLE_SSO" || list[3].Merchant != nil {
 			t.Fatalf("detected = %+v, %v", list, err)
 		}
 		r, err := h.api.SearchDetected(ctx, "u1", []string{"Patreon", "patreon inc", "Amazon.com", "Spotify"})
 		if err != nil || !r[0].Detected || !r[1].Detected || !r[2].Detected || r[3].Detected {
 			t.Fatalf("search = %+v, %v", r, err)
 		}
-		if req, err := h.store.DetectionRequestGet(ctx, h.clientID, req.ID); err != nil || req.Status != "done" || *req.Found != 3 {
+		if req, err := h.store.DetectionRequestGet(ctx, h.clientID, req.ID); err != nil || req.Status != "done" || *req.Found != 4 {
 			t.Fatalf("request after the report: %+v, %v", req, err)
 		}
 		// Reporting the same again changes nothing and raises nothing.
-		resp = h.ingest(conn, "detections", map[string]any{"client_id": h.clientID, "external_user_id": "u1",
+		resp = h.ingest(reporter, "detections", map[string]any{"client_id": h.clientID, "external_user_id": "u1",
 			"accounts": []map[string]any{{"name": "Patreon", "source": "email"}, {"merchant_id": 1, "source": "email"}}})
 		if resp.status != 200 || !bytes.Contains(resp.body, []byte(`"new":[]`)) || !bytes.Contains(resp.body, []byte(`"unchanged":2`)) {
 			t.Fatalf("reporting again: %d %s", resp.status, resp.body)
 		}
-		if n := len(h.detectedEvents(t, h.clientID, "u1")); n != 1 {
+		if n := len(h.detectedEvents(t, h.clientID, "u1")); n != 2 {
 			t.Fatalf("reporting again raised events: %d", n)
 		}
 
@@ -612,33 +714,40 @@ func TestDetectionThroughConnector(t *testing.T) {
 			{"request of another user", map[string]any{"client_id": h.clientID, "request_id": req.ID, "external_user_id": "u2",
 				"accounts": []map[string]any{{"name": "Patreon", "source": "email"}}}, "INVALID_FIELD"},
 		} {
-			resp := h.ingest(conn, "detections", tc.body)
+			resp := h.ingest(reporter, "detections", tc.body)
 			if resp.status/100 != 4 || resp.errorBody(t).Code != tc.code {
 				t.Errorf("%s: %d %s, want %s", tc.name, resp.status, resp.body, tc.code)
 			}
 		}
-		// A connector that finds nothing answers with no accounts: the
-		// request is done, and nothing is announced.
+		// A report on a request whose checks are open adds what it found
+		// (nothing here) and leaves the request to its checks.
 		resp = h.do("POST", "/detect", map[string]any{"external_user_id": "u1", "email": "nobody@example.com"}, nil)
-		var started client.DetectResponse
-		if err := json.Unmarshal(resp.body, &started); err != nil || resp.status != 202 {
+		var started2 client.DetectResponse
+		if err := json.Unmarshal(resp.body, &started2); err != nil || resp.status != 202 {
 			t.Fatalf("detect: %d %s", resp.status, resp.body)
 		}
-		resp = h.ingest(conn, "detections", map[string]any{"client_id": h.clientID, "request_id": started.RequestID, "accounts": []any{}})
+		resp = h.ingest(reporter, "detections", map[string]any{"client_id": h.clientID, "request_id": started2.RequestID, "accounts": []any{}})
 		if resp.status != 200 || !bytes.Contains(resp.body, []byte(`"new":[]`)) || !bytes.Contains(resp.body, []byte(`"event_id":null`)) {
 			t.Fatalf("empty report: %d %s", resp.status, resp.body)
 		}
-		if done, err := h.store.DetectionRequestGet(ctx, h.clientID, started.RequestID); err != nil || done.Status != "done" ||
-			*done.Found != 0 || done.EmailSealed != nil {
-			t.Fatalf("request after an empty report: %+v, %v", done, err)
+		if open, err := h.store.DetectionRequestGet(ctx, h.clientID, started2.RequestID); err != nil || open.Status != "pending" {
+			t.Fatalf("request after an empty report, checks open: %+v, %v", open, err)
 		}
-		if n := len(h.detectedEvents(t, h.clientID, "u1")); n != 1 {
-			t.Fatalf("an empty report raised an event: %d", n)
+		for _, c := range []*conn{a, a, b} {
+			w := c.claim(t, "detect")
+			c.want(t, 200, "POST", complete(w), map[string]any{"lease": w["lease"], "outcome": "succeeded"})
+		}
+		if done, err := h.store.DetectionRequestGet(ctx, h.clientID, started2.RequestID); err != nil || done.Status != "done" ||
+			*done.Found != 0 || done.EmailSealed != nil {
+			t.Fatalf("request after its checks found nothing: %+v, %v", done, err)
+		}
+		if n := len(h.detectedEvents(t, h.clientID, "u1")); n != 2 {
+			t.Fatalf("finding nothing raised an event: %d", n)
 		}
 
 		// Another developer's request is not found through this one.
 		other := h.newDeveloper("production")
-		resp = h.ingest(conn, "detections", map[string]any{"client_id": other.ClientID, "request_id": req.ID,
+		resp = h.ingest(reporter, "detections", map[string]any{"client_id": other.ClientID, "request_id": req.ID,
 			"accounts": []map[string]any{{"name": "Patreon", "source": "email"}}})
 		if resp.status != 404 {
 			t.Fatalf("another developer's request: %d %s", resp.status, resp.body)

@@ -67,7 +67,6 @@ func (s *Server) routes() {
 	m.Handle("POST /internal/ingest/subscriptions", s.connectorAuthed(s.ingestSubscriptions))
 	// Detection requests waiting for a connector (production), and what
 	// connectors find.
-	m.Handle("GET /internal/detections", s.connectorAuthed(s.listPendingDetections))
 	m.Handle("POST /internal/ingest/detections", s.connectorAuthed(s.ingestDetections))
 	// Tasks for connectors: pending card switches and vaultings, each
 	// claimed (card released) once, and their results.

@@ -3,11 +3,13 @@ package api
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"net/http"
 	"slices"
 	"time"
 
 	"github.com/hitchdev/hitch/internal/connector"
+	"github.com/hitchdev/hitch/internal/detection"
 	"github.com/hitchdev/hitch/internal/store"
 )
 
@@ -107,6 +109,7 @@ type workJSON struct {
 	ExternalUserID string  `json:"external_user_id"`
 	MerchantID     int64   `json:"merchant_id"`
 	Product        string  `json:"product"`
+	RequestID      *string `json:"request_id"`
 	Question       *string `json:"question"`
 	Reason         *string `json:"reason"`
 	LeaseExpiresAt *string `json:"lease_expires_at"`
@@ -118,11 +121,26 @@ type claimedJSON struct {
 	Lease       string                     `json:"lease"`
 	Credentials *connector.UserCredentials `json:"credentials"`
 	State       *string                    `json:"state"`
+	Detection   *detectionJSON             `json:"detection"`
+}
+
+// detectionJSON is what a detect unit checks its merchant with.
+type detectionJSON struct {
+	Email          *string `json:"email"`
+	PhoneNumber    *string `json:"phone_number"`
+	ProcessorToken *string `json:"processor_token"`
+}
+
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }
 
 func toWorkJSON(wk *store.Work) workJSON {
 	out := workJSON{ID: wk.ID, Kind: wk.Kind, Status: wk.Status, ClientID: wk.ClientID, ExternalUserID: wk.ExternalUserID,
-		MerchantID: wk.MerchantID, Product: wk.Product, Question: wk.Question, Reason: wk.Reason,
+		MerchantID: wk.MerchantID, Product: wk.Product, RequestID: wk.RequestID, Question: wk.Question, Reason: wk.Reason,
 		CreatedAt: wk.CreatedAt.UTC().Format(time.RFC3339Nano)}
 	if wk.LeaseUntil != nil {
 		at := wk.LeaseUntil.UTC().Format(time.RFC3339Nano)
@@ -131,9 +149,9 @@ func toWorkJSON(wk *store.Work) workJSON {
 	return out
 }
 
-// claimWork serves POST /internal/work/claim: pending logins and refreshes
-// of the connector's merchants, each given to one connector. The answer
-// holds users' credentials: no-store.
+// claimWork serves POST /internal/work/claim: pending logins, refreshes
+// and detect units of the connector's merchants, each given to one
+// connector. The answer holds users' credentials: no-store.
 func (s *Server) claimWork(w http.ResponseWriter, r *http.Request) error {
 	var req claimRequest
 	if err := decode(r, &req); err != nil {
@@ -144,8 +162,8 @@ func (s *Server) claimWork(w http.ResponseWriter, r *http.Request) error {
 		kinds = []string{store.WorkLogin, store.WorkRefresh}
 	}
 	for i, k := range kinds {
-		if k != store.WorkLogin && k != store.WorkRefresh {
-			return errInvalidField("The kinds[%d] field must be login or refresh.", i)
+		if k != store.WorkLogin && k != store.WorkRefresh && k != store.WorkDetect {
+			return errInvalidField("The kinds[%d] field must be login, refresh or detect.", i)
 		}
 	}
 	limit := 1
@@ -165,6 +183,10 @@ func (s *Server) claimWork(w http.ResponseWriter, r *http.Request) error {
 	out := make([]claimedJSON, 0, len(claimed))
 	for _, c := range claimed {
 		cj := claimedJSON{workJSON: toWorkJSON(c.Work), Lease: c.Lease, Credentials: c.Credentials}
+		if d := c.Detection; d != nil {
+			cj.Detection = &detectionJSON{Email: optional(d.Email), PhoneNumber: optional(d.PhoneNumber),
+				ProcessorToken: optional(d.ProcessorToken)}
+		}
 		if c.State != nil {
 			st := base64.StdEncoding.EncodeToString(c.State)
 			cj.State = &st
@@ -335,14 +357,15 @@ func (s *Server) heartbeatWork(w http.ResponseWriter, r *http.Request) error {
 }
 
 type completeRequest struct {
-	Lease   *string `json:"lease"`
-	Outcome *string `json:"outcome"`
-	Reason  *string `json:"reason"`
-	State   *string `json:"state"`
+	Lease   *string         `json:"lease"`
+	Outcome *string         `json:"outcome"`
+	Reason  *string         `json:"reason"`
+	State   *string         `json:"state"`
+	Account json.RawMessage `json:"account"`
 }
 
-// completeWork serves POST /internal/work/{id}/complete: how a refresh
-// ended.
+// completeWork serves POST /internal/work/{id}/complete: how a refresh or
+// a detect unit ended.
 func (s *Server) completeWork(w http.ResponseWriter, r *http.Request) error {
 	var req completeRequest
 	if err := decode(r, &req); err != nil {
@@ -354,6 +377,16 @@ func (s *Server) completeWork(w http.ResponseWriter, r *http.Request) error {
 	}
 	if req.Outcome == nil {
 		return errRequired("outcome")
+	}
+	unit, err := s.Work.Get(r.Context(), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	if unit.Kind == store.WorkDetect {
+		return s.completeDetect(w, r, &req, lease, unit.MerchantID)
+	}
+	if req.Account != nil {
+		return errInvalidField("The account field is only for a detect unit.")
 	}
 	switch *req.Outcome {
 	case connector.RefreshSucceeded, connector.RefreshDisconnected, connector.RefreshFailed:
@@ -379,5 +412,77 @@ func (s *Server) completeWork(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"work": toWorkJSON(wk)})
+	return nil
+}
+
+// foundJSON is what a detect unit found at its merchant.
+type foundJSON struct {
+	Source           string `json:"source"`
+	LoginMethod      string `json:"login_method"`
+	AccountCreatedAt string `json:"account_created_at"`
+}
+
+// completeDetect ends a detect unit: succeeded, with the account found at
+// its merchant (or none), or failed. What is new is recorded and announced
+// with the unit's end, and its request is done with its last unit.
+func (s *Server) completeDetect(w http.ResponseWriter, r *http.Request, req *completeRequest, lease string, merchantID int64) error {
+	switch *req.Outcome {
+	case connector.DetectChecked, connector.DetectFailed:
+	default:
+		return errInvalidField("The outcome field must be succeeded or failed for a detect unit.")
+	}
+	reason, err := optionalText("reason", req.Reason, maxReason)
+	if err != nil {
+		return err
+	}
+	if req.State != nil {
+		return errInvalidField("The state field is only for a refresh that succeeded.")
+	}
+	var found []detection.Found
+	if req.Account != nil && string(req.Account) != "null" {
+		if *req.Outcome != connector.DetectChecked {
+			return errInvalidField("The account field is only for a detect unit that succeeded.")
+		}
+		var a foundJSON
+		if err := unmarshalObject(req.Account, &a, "account"); err != nil {
+			return err
+		}
+		created, err := optionalTime("account.account_created_at", a.AccountCreatedAt)
+		if err != nil {
+			return err
+		}
+		f := detection.Found{MerchantID: merchantID, Source: a.Source, LoginMethod: a.LoginMethod}
+		if !created.IsZero() {
+			f.AccountCreatedAt = &created
+		}
+		if err := detection.ValidateFound("account", &f); err != nil {
+			return err
+		}
+		found = append(found, f)
+	}
+	if err := s.seen(r); err != nil {
+		return err
+	}
+	c := connectorFrom(r.Context())
+	var wk *store.Work
+	var got *detection.Recorded
+	err = s.Store.InTx(r.Context(), func(ex store.Executor) error {
+		var err error
+		if wk, err = s.Work.CompleteDetectTx(r.Context(), ex, c, r.PathValue("id"), lease, *req.Outcome, reason); err != nil {
+			return err
+		}
+		got, err = s.Detections.RecordTx(r.Context(), ex, detection.RecordParams{ClientID: wk.ClientID,
+			RequestID: *wk.RequestID, Found: found})
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	s.Work.Observe(wk, *req.Outcome)
+	out := map[string]any{"work": toWorkJSON(wk), "new": len(got.New) > 0}
+	if got.Event != nil {
+		out["event_id"] = got.Event.ID
+	}
+	writeJSON(w, http.StatusOK, out)
 	return nil
 }

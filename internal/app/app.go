@@ -134,6 +134,9 @@ func New(cfg *config.Config, d Deps) (*App, error) {
 				return nil // unlinked meanwhile: nothing to disconnect
 			}
 			return err
+		},
+		DetectionEnded: func(ctx context.Context, ex store.Executor, wk *store.Work) error {
+			return a.Detections.SettleTx(ctx, ex, wk)
 		}})
 	a.Work.AddWorkers(workers)
 	var err error
@@ -169,7 +172,7 @@ func New(cfg *config.Config, d Deps) (*App, error) {
 	})
 	a.Cards.AddWorkers(workers)
 	a.Detections = detection.NewService(st, box, a.Queue, catalog, events, a.Accounts.EventMerchant, now,
-		detection.Config{Environment: cfg.Env})
+		detection.Config{Environment: cfg.Env, Connectors: a.Work})
 	a.Detections.AddWorkers(workers)
 	a.Sessions = session.NewService(st, box, catalog, a.Detections, now)
 	a.Links = link.NewService(link.Config{Environment: cfg.Env, Sessions: a.Sessions, Developers: a.Developers,

@@ -87,7 +87,10 @@ type WorkConfig struct {
 	StepWait        time.Duration
 	RefreshInterval time.Duration
 	Disconnect      Disconnecter
-	Metrics         *Metrics
+	// DetectionEnded settles a detect unit's request in ex once the unit
+	// ended without a report (detection.Service.SettleTx).
+	DetectionEnded func(ctx context.Context, ex store.Executor, wk *store.Work) error
+	Metrics        *Metrics
 }
 
 // Work routes logins and refreshes to connectors and keeps their leases.
@@ -365,6 +368,8 @@ type Claimed struct {
 	Credentials *UserCredentials
 	// State is the account's saved merchant session, for a refresh.
 	State []byte
+	// Detection is a detect unit's inputs.
+	Detection *DetectionInput
 }
 
 // Claim gives a connector up to limit pending units of work of the kinds,
@@ -407,6 +412,10 @@ func (w *Work) Claim(ctx context.Context, c *Connector, kinds []string, limit in
 				}
 			}
 			cl.Credentials = &creds
+		case store.WorkDetect:
+			if cl.Detection, err = w.openDetection(r); err != nil {
+				return nil, err
+			}
 		case store.WorkRefresh:
 			st, err := w.cfg.Store.ConnectorStateGet(ctx, r.ClientID, r.ExternalUserID, r.MerchantID)
 			if err == nil && st.StateSealed != nil {
@@ -454,9 +463,9 @@ func (w *Work) held(ctx context.Context, c *Connector, id, lease string) (*store
 	} else if !ok {
 		return nil, ErrNotServed
 	}
-	hash := sha256.Sum256([]byte(lease))
+	hash := leaseHash(lease)
 	if wk.ConnectorID == nil || *wk.ConnectorID != c.ID || wk.LeaseHash == nil ||
-		!equalHash(wk.LeaseHash, hash[:]) || wk.LeaseUntil == nil || w.cfg.Now().After(*wk.LeaseUntil) {
+		!equalHash(wk.LeaseHash, hash) || wk.LeaseUntil == nil || w.cfg.Now().After(*wk.LeaseUntil) {
 		return nil, ErrLease
 	}
 	return wk, nil
@@ -503,7 +512,7 @@ func (w *Work) Report(ctx context.Context, c *Connector, id, lease string, s Ste
 	if s.Reason != "" {
 		reason = &s.Reason
 	}
-	hash := sha256.Sum256([]byte(lease))
+	hash := leaseHash(lease)
 	err = w.cfg.Store.InTx(ctx, func(ex store.Executor) error {
 		if s.Status == store.WorkAuthenticated && s.State != nil {
 			if err := ex.ConnectorStatePut(ctx, &store.ConnectorState{ClientID: wk.ClientID, ExternalUserID: wk.ExternalUserID,
@@ -512,7 +521,7 @@ func (w *Work) Report(ctx context.Context, c *Connector, id, lease string, s Ste
 				return err
 			}
 		}
-		wk, err = ex.WorkReport(ctx, &store.WorkReportParams{ID: id, LeaseHash: hash[:], From: from, Status: s.Status,
+		wk, err = ex.WorkReport(ctx, &store.WorkReportParams{ID: id, LeaseHash: hash, From: from, Status: s.Status,
 			Question: question, Reason: reason, LeaseUntil: now.Add(w.cfg.Lease), Now: now})
 		return err
 	})
@@ -532,7 +541,7 @@ func (w *Work) Report(ctx context.Context, c *Connector, id, lease string, s Ste
 // challenge, renewing the lease meanwhile; "" and no error when none came.
 // A login that ended meanwhile (the user left) is ErrTransition.
 func (w *Work) TakeAnswer(ctx context.Context, c *Connector, id, lease string, wait time.Duration) (string, error) {
-	hash := sha256.Sum256([]byte(lease))
+	hash := leaseHash(lease)
 	deadline := w.cfg.Now().Add(wait)
 	ticker := time.NewTicker(waitPoll)
 	defer ticker.Stop()
@@ -544,7 +553,7 @@ func (w *Work) TakeAnswer(ctx context.Context, c *Connector, id, lease string, w
 		now := w.cfg.Now().UTC()
 		switch wk.Status {
 		case store.WorkAnswered:
-			sealed, err := w.cfg.Store.WorkTakeAnswer(ctx, &store.WorkReportParams{ID: id, LeaseHash: hash[:],
+			sealed, err := w.cfg.Store.WorkTakeAnswer(ctx, &store.WorkReportParams{ID: id, LeaseHash: hash,
 				LeaseUntil: now.Add(w.cfg.Lease), Now: now})
 			if err != nil {
 				return "", err
@@ -559,7 +568,7 @@ func (w *Work) TakeAnswer(ctx context.Context, c *Connector, id, lease string, w
 			return "", ErrTransition
 		}
 		// Renew the lease while the user types.
-		if _, err := w.cfg.Store.WorkReport(ctx, &store.WorkReportParams{ID: id, LeaseHash: hash[:], From: []string{wk.Status},
+		if _, err := w.cfg.Store.WorkReport(ctx, &store.WorkReportParams{ID: id, LeaseHash: hash, From: []string{wk.Status},
 			Status: wk.Status, Question: wk.Question, Reason: wk.Reason, LeaseUntil: now.Add(w.cfg.Lease), Now: now}); err != nil &&
 			!errors.Is(err, store.ErrNotFound) {
 			return "", err
@@ -582,8 +591,8 @@ func (w *Work) Heartbeat(ctx context.Context, c *Connector, id, lease string) (*
 		return nil, err
 	}
 	now := w.cfg.Now().UTC()
-	hash := sha256.Sum256([]byte(lease))
-	wk, err = w.cfg.Store.WorkReport(ctx, &store.WorkReportParams{ID: id, LeaseHash: hash[:], From: []string{wk.Status},
+	hash := leaseHash(lease)
+	wk, err = w.cfg.Store.WorkReport(ctx, &store.WorkReportParams{ID: id, LeaseHash: hash, From: []string{wk.Status},
 		Status: wk.Status, Question: wk.Question, Reason: wk.Reason, LeaseUntil: now.Add(w.cfg.Lease), Now: now})
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, ErrLease
@@ -623,7 +632,7 @@ func (w *Work) Complete(ctx context.Context, c *Connector, id, lease, outcome, r
 			why = &reason
 		}
 	}
-	hash := sha256.Sum256([]byte(lease))
+	hash := leaseHash(lease)
 	err = w.cfg.Store.InTx(ctx, func(ex store.Executor) error {
 		switch outcome {
 		case RefreshDisconnected:
@@ -640,7 +649,7 @@ func (w *Work) Complete(ctx context.Context, c *Connector, id, lease, outcome, r
 				return err
 			}
 		}
-		wk, err = ex.WorkReport(ctx, &store.WorkReportParams{ID: id, LeaseHash: hash[:], From: []string{store.WorkClaimed},
+		wk, err = ex.WorkReport(ctx, &store.WorkReportParams{ID: id, LeaseHash: hash, From: []string{store.WorkClaimed},
 			Status: status, Reason: why, LeaseUntil: now, Now: now})
 		return err
 	})
@@ -654,9 +663,10 @@ func (w *Work) Complete(ctx context.Context, c *Connector, id, lease, outcome, r
 }
 
 // Reap releases work whose connector let its lease end (a refresh goes
-// back to pending for another connector, a login fails as interrupted),
-// fails logins no connector claimed, erases inputs past InputLifetime, and
-// deletes old ended work.
+// back to pending for another connector; a login, or a detect unit whose
+// inputs left with the claim, fails as interrupted), fails logins and
+// detect units no connector claimed within InputLifetime, erases inputs
+// past it, and deletes old ended work.
 func (w *Work) Reap(ctx context.Context) error {
 	now := w.cfg.Now().UTC()
 	expired, err := w.cfg.Store.WorkExpired(ctx, now, now.Add(-InputLifetime), 500)
@@ -673,7 +683,16 @@ func (w *Work) Reap(ctx context.Context) error {
 		if wk.Kind == store.WorkRefresh && wk.Status == store.WorkPending {
 			continue
 		}
-		if _, err := w.cfg.Store.WorkSet(ctx, p); err != nil && !errors.Is(err, store.ErrNotFound) {
+		err := w.cfg.Store.InTx(ctx, func(ex store.Executor) error {
+			if _, err := ex.WorkSet(ctx, p); err != nil {
+				return err
+			}
+			if wk.Kind == store.WorkDetect && w.cfg.DetectionEnded != nil {
+				return w.cfg.DetectionEnded(ctx, ex, wk)
+			}
+			return nil
+		})
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return err
 		}
 		if p.Status == store.WorkFailed {
@@ -736,6 +755,11 @@ func newLease() (string, []byte) {
 	b := make([]byte, 24)
 	_, _ = rand.Read(b)
 	lease := base64.RawURLEncoding.EncodeToString(b)
+	return lease, leaseHash(lease)
+}
+
+// leaseHash is what is kept of a lease.
+func leaseHash(lease string) []byte {
 	h := sha256.Sum256([]byte(lease))
-	return lease, h[:]
+	return h[:]
 }

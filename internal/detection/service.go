@@ -12,6 +12,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/hitchdev/hitch/internal/account"
+	"github.com/hitchdev/hitch/internal/connector"
 	"github.com/hitchdev/hitch/internal/cursor"
 	"github.com/hitchdev/hitch/internal/event"
 	"github.com/hitchdev/hitch/internal/field"
@@ -32,8 +33,11 @@ var (
 // Config tunes the service.
 type Config struct {
 	// Environment is the deployment's: in development the simulator works
-	// detection requests; in production they wait for connectors.
+	// detection requests; in production connectors do.
 	Environment string
+	// Connectors hands production requests to connectors, one detect unit
+	// per merchant a connector declared.
+	Connectors *connector.Work
 }
 
 func (c Config) development() bool { return c.Environment == "development" }
@@ -66,8 +70,9 @@ func (s *Service) Matcher() *Matcher { return s.matcher }
 
 // StartParams start a detection for a user.
 type StartParams struct {
-	ClientID string
-	UserID   string
+	ClientID       string
+	UserID         string
+	ExternalUserID string
 	// SessionID is the session whose creation started it, if any: its
 	// event then carries session_id.
 	SessionID *string
@@ -76,15 +81,19 @@ type StartParams struct {
 	Input    Input
 }
 
-// StartTx records a detection request in the caller's transaction ex and,
-// in development, the job that works it, so that the request and its job
-// commit with the change that caused them. The inputs are sealed.
+// StartTx records a detection request in the caller's transaction ex with
+// what works it, so that both commit with the change that caused them: in
+// development the simulator's job; in production one detect unit per
+// merchant a connector declared, each with the inputs sealed (a request no
+// connector can check is done at once, finding nothing).
 func (s *Service) StartTx(ctx context.Context, ex store.Executor, p StartParams) (string, error) {
 	req := &store.DetectionRequest{ID: uuid.NewString(), ClientID: p.ClientID, UserID: p.UserID, SessionID: p.SessionID,
 		Metadata: p.Metadata, CreatedAt: s.now().UTC()}
-	req.EmailSealed = s.sealInput(p.Input.Email, "email", req.ID)
-	req.PhoneSealed = s.sealInput(p.Input.Phone, "phone", req.ID)
 	req.ProcessorTokenSealed = s.sealInput(p.Input.ProcessorToken, "processor_token", req.ID)
+	if s.cfg.development() {
+		req.EmailSealed = s.sealInput(p.Input.Email, "email", req.ID)
+		req.PhoneSealed = s.sealInput(p.Input.Phone, "phone", req.ID)
+	}
 	if err := ex.DetectionRequestInsert(ctx, req); err != nil {
 		return "", fmt.Errorf("detection: start: %w", err)
 	}
@@ -92,6 +101,22 @@ func (s *Service) StartTx(ctx context.Context, ex store.Executor, p StartParams)
 		if err := s.queue.InsertTx(ctx, ex, []river.InsertManyParams{
 			{Args: DetectArgs{ClientID: p.ClientID, RequestID: req.ID}},
 		}); err != nil {
+			return "", fmt.Errorf("detection: start: %w", err)
+		}
+		return req.ID, nil
+	}
+	queued := 0
+	if s.cfg.Connectors != nil {
+		var err error
+		queued, err = s.cfg.Connectors.DetectTx(ctx, ex, connector.DetectParams{ClientID: p.ClientID,
+			ExternalUserID: p.ExternalUserID, RequestID: req.ID, Input: connector.DetectionInput{Email: p.Input.Email,
+				PhoneNumber: p.Input.Phone, ProcessorToken: p.Input.ProcessorToken}})
+		if err != nil {
+			return "", fmt.Errorf("detection: start: %w", err)
+		}
+	}
+	if queued == 0 {
+		if _, err := ex.DetectionRequestSettle(ctx, p.ClientID, req.ID, s.now().UTC()); err != nil {
 			return "", fmt.Errorf("detection: start: %w", err)
 		}
 	}
@@ -108,7 +133,7 @@ func (s *Service) Start(ctx context.Context, clientID, externalUserID string, in
 		if err != nil {
 			return err
 		}
-		id, err = s.StartTx(ctx, ex, StartParams{ClientID: clientID, UserID: u.ID, Input: in})
+		id, err = s.StartTx(ctx, ex, StartParams{ClientID: clientID, UserID: u.ID, ExternalUserID: externalUserID, Input: in})
 		return err
 	})
 	return id, err
@@ -150,39 +175,12 @@ func (s *Service) input(req *store.DetectionRequest) (Input, error) {
 	return in, err
 }
 
-// PendingRequest is a detection request waiting for a connector, with its
-// inputs in the clear.
-type PendingRequest struct {
-	ID             string
-	ClientID       string
-	ExternalUserID string
-	Input          Input
-	CreatedAt      time.Time
-}
-
-// Pending lists the requests waiting for a connector, oldest first.
-func (s *Service) Pending(ctx context.Context, limit int) ([]PendingRequest, error) {
-	reqs, err := s.store.DetectionRequestListPending(ctx, s.cfg.Environment, limit)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]PendingRequest, 0, len(reqs))
-	for _, r := range reqs {
-		in, err := s.input(r)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, PendingRequest{ID: r.ID, ClientID: r.ClientID, ExternalUserID: r.ExternalUserID, Input: in,
-			CreatedAt: r.CreatedAt})
-	}
-	return out, nil
-}
-
 // RecordParams are accounts a source found for a user.
 type RecordParams struct {
 	ClientID string
 	// ExternalUserID names the user; RequestID, when set, names the
-	// request that found them (and its user), which is then done.
+	// request that found them (and its user), which is then done unless
+	// detect units of connectors are still working on it.
 	ExternalUserID string
 	RequestID      string
 	Found          []Found
@@ -211,73 +209,96 @@ type prepared struct {
 // changes nothing; when any is new, one NEW_DETECTED_ACCOUNTS_AVAILABLE
 // event announces the new ones. Everything commits together.
 func (s *Service) Record(ctx context.Context, p RecordParams) (*Recorded, error) {
+	var out *Recorded
+	err := s.store.InTx(ctx, func(ex store.Executor) error {
+		var err error
+		out, err = s.RecordTx(ctx, ex, p)
+		return err
+	})
+	return out, err
+}
+
+// SettleTx ends, in ex, a connector's detect unit that found nothing or
+// failed: its request is done when it was the last unit working on it.
+func (s *Service) SettleTx(ctx context.Context, ex store.Executor, wk *store.Work) error {
+	if wk.RequestID == nil {
+		return nil
+	}
+	_, err := s.RecordTx(ctx, ex, RecordParams{ClientID: wk.ClientID, RequestID: *wk.RequestID})
+	if errors.Is(err, ErrRequestNotFound) || errors.Is(err, account.ErrUserNotFound) {
+		return nil // deleted with its user meanwhile
+	}
+	return err
+}
+
+// RecordTx is Record in the caller's transaction. A detect unit of a
+// connector ends (store.Executor.WorkReport) before RecordTx in the same
+// transaction: RecordTx takes the user's row first, so of two last units
+// ending at once the second sees the first and settles the request.
+func (s *Service) RecordTx(ctx context.Context, ex store.Executor, p RecordParams) (*Recorded, error) {
 	items, err := s.prepare(p.Found)
 	if err != nil {
 		return nil, err
 	}
 	out := &Recorded{}
-	err = s.store.InTx(ctx, func(ex store.Executor) error {
-		*out = Recorded{}
-		u, req, err := s.recordTarget(ctx, ex, p)
-		if err != nil {
-			return err
-		}
-		// Reserving no position takes the user's row first: a concurrent
-		// report waits here, then reads the keys this one commits, so a
-		// near-miss name cannot slip past the fuzzy check twice.
-		if _, err := ex.UserDetectionPositions(ctx, p.ClientID, u.ID, 0); err != nil {
-			return err
-		}
-		known, err := ex.DetectedAccountKeys(ctx, p.ClientID, u.ID)
-		if err != nil {
-			return err
-		}
-		var fresh []prepared
-		for _, it := range items {
-			if s.known(known, it.key) {
-				out.Unchanged++
-				continue
-			}
-			known[it.key] = true
-			fresh = append(fresh, it)
-		}
-		now := s.now().UTC()
-		if len(fresh) > 0 {
-			last, err := ex.UserDetectionPositions(ctx, p.ClientID, u.ID, int64(len(fresh)))
-			if err != nil {
-				return err
-			}
-			for i, it := range fresh {
-				d := &store.DetectedAccount{ID: uuid.NewString(), ClientID: p.ClientID, UserID: u.ID,
-					MerchantID: it.merchantID, Name: it.name, NameKey: it.key, LoginMethod: it.found.LoginMethod,
-					AccountCreatedAt: utcPtr(it.found.AccountCreatedAt), Source: it.found.Source,
-					Position: last - int64(len(fresh)) + int64(i) + 1, DetectedAt: now}
-				inserted, err := ex.DetectedAccountInsert(ctx, d)
-				if err != nil {
-					return err
-				}
-				if inserted {
-					out.New = append(out.New, d)
-				} else { // another report of the same account committed first
-					out.Unchanged++
-				}
-			}
-		}
-		if len(out.New) > 0 {
-			if out.Event, err = s.announce(ctx, ex, u, req, out.New, now); err != nil {
-				return err
-			}
-		}
-		if req != nil {
-			err := ex.DetectionRequestFinish(ctx, p.ClientID, req.ID, len(out.New), now)
-			if err != nil && !errors.Is(err, store.ErrNotFound) { // done already: a later report adds to it
-				return err
-			}
-		}
-		return nil
-	})
+	u, req, err := s.recordTarget(ctx, ex, p)
 	if err != nil {
 		return nil, err
+	}
+	// Reserving no position takes the user's row first: a concurrent
+	// report waits here, then reads the keys this one commits, so a
+	// near-miss name cannot slip past the fuzzy check twice.
+	if _, err := ex.UserDetectionPositions(ctx, p.ClientID, u.ID, 0); err != nil {
+		return nil, err
+	}
+	known, err := ex.DetectedAccountKeys(ctx, p.ClientID, u.ID)
+	if err != nil {
+		return nil, err
+	}
+	var fresh []prepared
+	for _, it := range items {
+		if s.known(known, it.key) {
+			out.Unchanged++
+			continue
+		}
+		known[it.key] = true
+		fresh = append(fresh, it)
+	}
+	now := s.now().UTC()
+	if len(fresh) > 0 {
+		last, err := ex.UserDetectionPositions(ctx, p.ClientID, u.ID, int64(len(fresh)))
+		if err != nil {
+			return nil, err
+		}
+		for i, it := range fresh {
+			d := &store.DetectedAccount{ID: uuid.NewString(), ClientID: p.ClientID, UserID: u.ID,
+				MerchantID: it.merchantID, Name: it.name, NameKey: it.key, LoginMethod: it.found.LoginMethod,
+				AccountCreatedAt: utcPtr(it.found.AccountCreatedAt), Source: it.found.Source,
+				Position: last - int64(len(fresh)) + int64(i) + 1, DetectedAt: now}
+			inserted, err := ex.DetectedAccountInsert(ctx, d)
+			if err != nil {
+				return nil, err
+			}
+			if inserted {
+				out.New = append(out.New, d)
+			} else { // another report of the same account committed first
+				out.Unchanged++
+			}
+		}
+	}
+	if len(out.New) > 0 {
+		if out.Event, err = s.announce(ctx, ex, u, req, out.New, now); err != nil {
+			return nil, err
+		}
+	}
+	if req != nil {
+		// A report after the request is done still adds what is new.
+		if err := ex.DetectionRequestFound(ctx, p.ClientID, req.ID, len(out.New)); err != nil {
+			return nil, err
+		}
+		if _, err := ex.DetectionRequestSettle(ctx, p.ClientID, req.ID, now); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }
@@ -342,7 +363,7 @@ func (s *Service) prepare(found []Found) ([]prepared, error) {
 	seen := map[string]bool{}
 	for i, f := range found {
 		it := prepared{found: f}
-		if err := validateFound(i, &f); err != nil {
+		if err := ValidateFound(fmt.Sprintf("accounts[%d]", i), &f); err != nil {
 			return nil, err
 		}
 		id := f.MerchantID
@@ -372,8 +393,9 @@ func (s *Service) prepare(found []Found) ([]prepared, error) {
 // MaxNameLength bounds a reported account's name.
 const MaxNameLength = 255
 
-func validateFound(i int, f *Found) error {
-	path := func(name string) string { return fmt.Sprintf("accounts[%d].%s", i, name) }
+// ValidateFound checks a reported account; at names it in errors.
+func ValidateFound(at string, f *Found) error {
+	path := func(name string) string { return at + "." + name }
 	switch {
 	case f.MerchantID < 0:
 		return field.Invalid(path("merchant_id"), "must be a positive integer")

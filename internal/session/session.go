@@ -143,13 +143,13 @@ func (s *Service) Create(ctx context.Context, p CreateParams) (*Issued, error) {
 			return err
 		}
 		// The e-mail and phone number are kept only sealed, in the
-		// detection request.
+		// detection request or its connectors' work.
 		in := detection.Input{Email: deref(p.Email), Phone: deref(p.PhoneNumber), ProcessorToken: deref(p.ProcessorToken)}
 		if in == (detection.Input{}) {
 			return nil
 		}
 		_, err = s.detections.StartTx(ctx, ex, detection.StartParams{ClientID: p.ClientID, UserID: user.ID,
-			SessionID: &params.ID, Metadata: metadata, Input: in})
+			ExternalUserID: p.ExternalUserID, SessionID: &params.ID, Metadata: metadata, Input: in})
 		return err
 	})
 	if err != nil {

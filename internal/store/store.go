@@ -205,15 +205,13 @@ type Executor interface {
 
 	DetectionRequestInsert(ctx context.Context, req *DetectionRequest) error
 	DetectionRequestGet(ctx context.Context, clientID, id string) (*DetectionRequest, error)
-	// DetectionRequestFinish marks a pending request done with the number
-	// of accounts it found new, and erases its sealed e-mail and phone
-	// number (a processor token stays, for connectors that come back to
-	// aggregator data); ErrNotFound when it is not pending.
-	DetectionRequestFinish(ctx context.Context, clientID, id string, found int, now time.Time) error
-	// DetectionRequestListPending lists pending requests of every
-	// developer of the environment, oldest first, with their users'
-	// external ids.
-	DetectionRequestListPending(ctx context.Context, environment string, limit int) ([]*DetectionRequest, error)
+	// DetectionRequestFound adds n accounts found new to a request.
+	DetectionRequestFound(ctx context.Context, clientID, id string, n int) error
+	// DetectionRequestSettle marks a pending request done when none of its
+	// detect work is pending or claimed, and then erases its sealed e-mail
+	// and phone number (a processor token stays, for connectors that come
+	// back to aggregator data). It reports whether it did.
+	DetectionRequestSettle(ctx context.Context, clientID, id string, now time.Time) (bool, error)
 	// UserDetectionPositions reserves n detection positions for the user
 	// and returns the last; like AccountTransactionPositions it holds the
 	// user's row until the transaction ends, so positions commit in order.
@@ -744,12 +742,14 @@ type Connector struct {
 const (
 	WorkLogin   = "login"
 	WorkRefresh = "refresh"
+	WorkDetect  = "detect"
 )
 
 // Work statuses. A login goes pending → claimed → (otp_required |
 // questions_required → answered → claimed | wrong_answer …) →
 // authenticated → done, or failed; a refresh pending → claimed → done or
-// failed, back to pending when its lease ends.
+// failed, back to pending when its lease ends; a detect pending → claimed →
+// done or failed.
 const (
 	WorkPending           = "pending"
 	WorkClaimed           = "claimed"
@@ -770,9 +770,11 @@ type Work struct {
 	ExternalUserID string
 	MerchantID     int64
 	Product        string
-	Status         string
-	Question       *string
-	Reason         *string
+	// RequestID is a detect unit's detection request.
+	RequestID *string
+	Status    string
+	Question  *string
+	Reason    *string
 	// InputSealed is the sealed credentials or answer, nil once taken.
 	InputSealed []byte
 	ConnectorID *string
@@ -938,7 +940,7 @@ type DetectionRequest struct {
 	ID                   string
 	ClientID             string
 	UserID               string
-	ExternalUserID       string // read back by DetectionRequestListPending only
+	ExternalUserID       string // read back, not written
 	SessionID            *string
 	EmailSealed          []byte
 	PhoneSealed          []byte

@@ -3,7 +3,6 @@ package sqlstore
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"math"
 	"time"
 
@@ -47,27 +46,22 @@ func (e *executor) DetectionRequestGet(ctx context.Context, clientID, id string)
 	return r, nil
 }
 
-func (e *executor) DetectionRequestFinish(ctx context.Context, clientID, id string, found int, now time.Time) error {
-	n, err := e.conn.Exec(ctx, `UPDATE detection_requests SET status = 'done', found = $3, finished_at = $4,
-			email_sealed = NULL, phone_sealed = NULL
-		WHERE client_id = $1 AND id = $2 AND status = 'pending'`, clientID, id, found, e.ts(now))
-	if err != nil {
-		return e.wrap("detection request: finish", err)
-	}
-	if n == 0 {
-		return fmt.Errorf("detection request: finish: %w", store.ErrNotFound)
-	}
-	return nil
+func (e *executor) DetectionRequestFound(ctx context.Context, clientID, id string, n int) error {
+	_, err := e.conn.Exec(ctx, `UPDATE detection_requests SET found = COALESCE(found, 0) + $3
+		WHERE client_id = $1 AND id = $2`, clientID, id, n)
+	return e.wrap("detection request: found", err)
 }
 
-func (e *executor) DetectionRequestListPending(ctx context.Context, environment string, limit int) ([]*store.DetectionRequest, error) {
-	rows, err := e.conn.Query(ctx, `SELECT `+detectionRequestColumns+`
-		FROM detection_requests r JOIN users u ON u.id = r.user_id JOIN clients c ON c.id = r.client_id
-		WHERE r.status = 'pending' AND c.environment = $1 ORDER BY r.created_at, r.id LIMIT $2`, environment, limit)
+func (e *executor) DetectionRequestSettle(ctx context.Context, clientID, id string, now time.Time) (bool, error) {
+	n, err := e.conn.Exec(ctx, `UPDATE detection_requests SET status = 'done', found = COALESCE(found, 0), finished_at = $3,
+			email_sealed = NULL, phone_sealed = NULL
+		WHERE client_id = $1 AND id = $2 AND status = 'pending' AND NOT EXISTS (
+			SELECT 1 FROM connector_work w
+			WHERE w.request_id = detection_requests.id AND w.status IN ('pending', 'claimed'))`, clientID, id, e.ts(now))
 	if err != nil {
-		return nil, e.wrap("detection request: list pending", err)
+		return false, e.wrap("detection request: settle", err)
 	}
-	return collect(rows, scanDetectionRequest, e, "detection request: list pending")
+	return n == 1, nil
 }
 
 func (e *executor) UserDetectionPositions(ctx context.Context, clientID, userID string, n int64) (int64, error) {

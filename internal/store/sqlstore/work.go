@@ -10,12 +10,12 @@ import (
 
 // Connector work
 
-const workColumns = `id, kind, client_id, external_user_id, merchant_id, product, status, question, reason,
+const workColumns = `id, kind, client_id, external_user_id, merchant_id, product, request_id, status, question, reason,
 	input_sealed, connector_id, lease_hash, lease_until, attempts, created_at, updated_at`
 
 func scanWork(row Row) (*store.Work, error) {
 	var w store.Work
-	if err := row.Scan(&w.ID, &w.Kind, &w.ClientID, &w.ExternalUserID, &w.MerchantID, &w.Product, &w.Status,
+	if err := row.Scan(&w.ID, &w.Kind, &w.ClientID, &w.ExternalUserID, &w.MerchantID, &w.Product, &w.RequestID, &w.Status,
 		&w.Question, &w.Reason, &w.InputSealed, &w.ConnectorID, &w.LeaseHash, nullTimeDest{&w.LeaseUntil},
 		&w.Attempts, timeDest{&w.CreatedAt}, timeDest{&w.UpdatedAt}); err != nil {
 		return nil, err
@@ -30,8 +30,8 @@ func (e *executor) WorkInsert(ctx context.Context, w *store.Work) (bool, error) 
 	// ON CONFLICT DO NOTHING skips a refresh of an account that has one
 	// open (connector_work_refresh); ids never collide.
 	n, err := e.conn.Exec(ctx, `INSERT INTO connector_work (`+workColumns+`)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) ON CONFLICT DO NOTHING`,
-		w.ID, w.Kind, w.ClientID, w.ExternalUserID, w.MerchantID, w.Product, w.Status, w.Question, w.Reason,
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) ON CONFLICT DO NOTHING`,
+		w.ID, w.Kind, w.ClientID, w.ExternalUserID, w.MerchantID, w.Product, w.RequestID, w.Status, w.Question, w.Reason,
 		w.InputSealed, w.ConnectorID, w.LeaseHash, e.nullTs(w.LeaseUntil), w.Attempts, e.ts(w.CreatedAt), e.ts(w.UpdatedAt))
 	if err != nil {
 		return false, e.wrap("work: insert", err)
@@ -122,7 +122,7 @@ func (e *executor) WorkSet(ctx context.Context, p *store.WorkSetParams) (*store.
 func (e *executor) WorkExpired(ctx context.Context, now, pendingBefore time.Time, limit int) ([]*store.Work, error) {
 	rows, err := e.conn.Query(ctx, `SELECT `+workColumns+` FROM connector_work
 		WHERE (lease_until < $1 AND status NOT IN ('done', 'failed', 'pending'))
-			OR (status = 'pending' AND kind = 'login' AND created_at < $2)
+			OR (status = 'pending' AND kind IN ('login', 'detect') AND created_at < $2)
 		ORDER BY created_at, id LIMIT $3`, e.ts(now), e.ts(pendingBefore), limit)
 	if err != nil {
 		return nil, e.wrap("work: expired", err)

@@ -40,37 +40,52 @@ func TestDetectionRequests(t *testing.T) {
 		if _, err := st.DetectionRequestGet(ctx, "b", req.ID); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("another tenant read the request: %v", err)
 		}
-		if _, err := st.ClientInsert(ctx, &store.ClientInsertParams{ID: "p", Name: "Prod", Environment: "production", CreatedAt: t0}); err != nil {
+		// A request with a detect unit open is not done; with its last unit
+		// ended, it is, once.
+		unit := &store.Work{ID: "wk_1", Kind: store.WorkDetect, ClientID: "a", ExternalUserID: "user-1", MerchantID: 1,
+			Product: "detect", RequestID: &req.ID, Status: store.WorkPending, CreatedAt: t0, UpdatedAt: t0}
+		if _, err := st.WorkInsert(ctx, unit); err != nil {
 			t.Fatal(err)
 		}
-		prodUser := newUser(t, st, "p", "user-1")
-		if err := st.DetectionRequestInsert(ctx, &store.DetectionRequest{ID: uuid.NewString(), ClientID: "p",
-			UserID: prodUser.ID, EmailSealed: []byte{9}, CreatedAt: t0}); err != nil {
+		if w, err := st.WorkGet(ctx, unit.ID); err != nil || w.RequestID == nil || *w.RequestID != req.ID {
+			t.Fatalf("unit = %+v, %v", w, err)
+		}
+		if err := st.DetectionRequestFound(ctx, "a", req.ID, 2); err != nil {
 			t.Fatal(err)
 		}
-		if prod, err := st.DetectionRequestListPending(ctx, "production", 10); err != nil || len(prod) != 1 || prod[0].ClientID != "p" {
-			t.Fatalf("production pending = %+v, %v", prod, err)
-		}
-		pending, err := st.DetectionRequestListPending(ctx, "development", 10)
-		if err != nil || len(pending) != 2 || pending[0].ID != req.ID || pending[1].ID != later.ID {
-			t.Fatalf("pending = %+v, %v", pending, err)
-		}
-		if err := st.DetectionRequestFinish(ctx, "b", req.ID, 3, t0); !errors.Is(err, store.ErrNotFound) {
-			t.Fatalf("another tenant finished the request: %v", err)
-		}
-		if err := st.DetectionRequestFinish(ctx, "a", req.ID, 3, t0.Add(time.Minute)); err != nil {
+		if err := st.DetectionRequestFound(ctx, "b", req.ID, 5); err != nil {
 			t.Fatal(err)
 		}
-		if err := st.DetectionRequestFinish(ctx, "a", req.ID, 3, t0); !errors.Is(err, store.ErrNotFound) {
-			t.Fatalf("finished twice: %v", err)
+		if done, err := st.DetectionRequestSettle(ctx, "a", req.ID, t0); err != nil || done {
+			t.Fatalf("settled with a unit open: %v, %v", done, err)
+		}
+		if _, err := st.WorkSet(ctx, &store.WorkSetParams{ID: unit.ID, From: []string{store.WorkPending},
+			Status: store.WorkDone, Now: t0}); err != nil {
+			t.Fatal(err)
+		}
+		if done, err := st.DetectionRequestSettle(ctx, "b", req.ID, t0); err != nil || done {
+			t.Fatalf("another tenant settled the request: %v, %v", done, err)
+		}
+		if done, err := st.DetectionRequestSettle(ctx, "a", req.ID, t0.Add(time.Minute)); err != nil || !done {
+			t.Fatalf("settle: %v, %v", done, err)
+		}
+		if done, err := st.DetectionRequestSettle(ctx, "a", req.ID, t0); err != nil || done {
+			t.Fatalf("settled twice: %v, %v", done, err)
+		}
+		if err := st.DetectionRequestFound(ctx, "a", req.ID, 1); err != nil {
+			t.Fatal(err)
 		}
 		got, err = st.DetectionRequestGet(ctx, "a", req.ID)
 		if err != nil || got.Status != store.DetectionDone || *got.Found != 3 || !got.FinishedAt.Equal(t0.Add(time.Minute)) ||
 			got.EmailSealed != nil || string(got.ProcessorTokenSealed) != "\x03" {
-			t.Fatalf("finished = %+v, %v", got, err)
+			t.Fatalf("done = %+v, %v", got, err)
 		}
-		if pending, err := st.DetectionRequestListPending(ctx, "development", 10); err != nil || len(pending) != 1 || pending[0].ID != later.ID {
-			t.Fatalf("pending after finishing = %+v, %v", pending, err)
+		// Without units, a request settles at once, having found nothing.
+		if done, err := st.DetectionRequestSettle(ctx, "a", later.ID, t0); err != nil || !done {
+			t.Fatalf("settle without units: %v, %v", done, err)
+		}
+		if got, err := st.DetectionRequestGet(ctx, "a", later.ID); err != nil || *got.Found != 0 || got.PhoneSealed != nil {
+			t.Fatalf("settled without units = %+v, %v", got, err)
 		}
 	})
 }

@@ -4,6 +4,7 @@ package account
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -180,7 +181,8 @@ func (s *Service) Unlink(ctx context.Context, clientID, externalUserID string, m
 }
 
 // Disconnect marks a connected account disconnected (its scopes cleared) and
-// records ACCOUNT_LOGIN_REQUIRED in the same transaction. Disconnecting an
+// records ACCOUNT_LOGIN_REQUIRED, with the link's metadata, in the same
+// transaction. Disconnecting an
 // account that is already disconnected changes nothing and records nothing.
 func (s *Service) Disconnect(ctx context.Context, clientID, externalUserID string, merchantID int64) (*Account, error) {
 	var out *store.Account
@@ -202,11 +204,16 @@ func (s *Service) Disconnect(ctx context.Context, clientID, externalUserID strin
 		if err != nil || !changed {
 			return err
 		}
+		metadata, err := event.ParseMetadata(out.Metadata)
+		if err != nil {
+			return err
+		}
 		_, err = s.events.Record(ctx, ex, event.Params{
 			ClientID: clientID,
 			User:     u,
 			Type:     event.AccountLoginRequired,
 			Merchant: s.EventMerchant(merchantID),
+			Metadata: metadata,
 			At:       now,
 		})
 		return err
@@ -238,7 +245,9 @@ type LinkParams struct {
 	// EntryPoint is where in the developer's app the SDK was opened
 	// (AUTHENTICATED's data.entrypoint); nil outside the hosted flow.
 	EntryPoint *string
-	Metadata   map[string]string
+	// Metadata is echoed in AUTHENTICATED and kept with the account for
+	// the events that follow from the link.
+	Metadata map[string]string
 	// Task, when set, opens the task the login starts (a card switch or a
 	// vaulting) in the link's transaction; its id goes in AUTHENTICATED.
 	Task func(ctx context.Context, ex store.Executor, u *store.User, a *store.Account, at time.Time) (int64, error)
@@ -255,6 +264,13 @@ func (s *Service) Link(ctx context.Context, p LinkParams) (*Account, *store.Even
 	if !m.Supports(p.Product) {
 		return nil, nil, ErrMerchantUnsupported
 	}
+	var metadata json.RawMessage
+	if p.Metadata != nil {
+		var err error
+		if metadata, err = json.Marshal(p.Metadata); err != nil {
+			return nil, nil, fmt.Errorf("account: link: %w", err)
+		}
+	}
 	now := s.now()
 	var linked *store.Account
 	var ev *store.Event
@@ -265,9 +281,10 @@ func (s *Service) Link(ctx context.Context, p LinkParams) (*Account, *store.Even
 			return err
 		}
 		// Scopes come from what was done at the merchant (a card switch adds
-		// update_card), not from the login: linking again keeps them.
+		// update_card), not from the login: linking again keeps them. The
+		// metadata is this link's, whatever an earlier link had.
 		a, err := ex.AccountLink(ctx, &store.AccountLinkParams{
-			ID: uuid.NewString(), ClientID: p.ClientID, UserID: u.ID, MerchantID: p.MerchantID, Now: now})
+			ID: uuid.NewString(), ClientID: p.ClientID, UserID: u.ID, MerchantID: p.MerchantID, Metadata: metadata, Now: now})
 		if err != nil {
 			return err
 		}

@@ -117,7 +117,7 @@ func (s *Server) devRefreshTransactions(w http.ResponseWriter, r *http.Request) 
 		return err
 	}
 	key := transaction.AccountKey{ClientID: clientFrom(r.Context()).ID, ExternalUserID: externalUserID, MerchantID: merchantID}
-	if err := s.Simulator.Run(r.Context(), key, false, nil); err != nil {
+	if err := s.Simulator.Run(r.Context(), key, false); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusAccepted, success)

@@ -310,9 +310,10 @@ func (s *Service) openForAccount(ctx context.Context, ex store.Executor, p Submi
 	// No login started this task: the account's last user action changes
 	// only when it ends, which keeps the account's row out of this
 	// transaction (on PostgreSQL, concurrent cards for one account would
-	// queue on its lock).
+	// queue on its lock). Its events echo the metadata of the account's
+	// most recent link.
 	t := &store.Task{ClientID: p.ClientID, ExternalUserID: u.ExternalUserID, UserID: u.ID, AccountID: a.ID,
-		MerchantID: p.MerchantID, Product: "card_switcher", Status: store.TaskPending,
+		MerchantID: p.MerchantID, Product: "card_switcher", Status: store.TaskPending, Metadata: a.Metadata,
 		CardBrand: &summary.Brand, CardLastFour: &summary.LastFour, CardExpMonth: &summary.ExpMonth,
 		CardExpYear: &summary.ExpYear, Simulation: decision, CreatedAt: now, UpdatedAt: now}
 	if err := s.insertTask(ctx, ex, t); err != nil {
@@ -512,13 +513,11 @@ func (s *Service) recordEvent(ctx context.Context, ex store.Executor, task *stor
 	default:
 		typ, data["reason"] = event.VaultingFailed, r.Reason
 	}
-	var metadata map[string]string
-	if task.Metadata != nil {
-		if err := json.Unmarshal(task.Metadata, &metadata); err != nil {
-			return err
-		}
+	metadata, err := event.ParseMetadata(task.Metadata)
+	if err != nil {
+		return err
 	}
-	_, err := s.events.Record(ctx, ex, event.Params{
+	_, err = s.events.Record(ctx, ex, event.Params{
 		ClientID:  task.ClientID,
 		User:      &store.User{ID: task.UserID, ClientID: task.ClientID, ExternalUserID: task.ExternalUserID},
 		Type:      typ,

@@ -90,6 +90,19 @@ type Params struct {
 	At       time.Time
 }
 
+// ParseMetadata decodes metadata as stored with a session, a task or an
+// account (nil for none).
+func ParseMetadata(raw json.RawMessage) (map[string]string, error) {
+	if raw == nil {
+		return nil, nil
+	}
+	var m map[string]string
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, fmt.Errorf("event: metadata: %w", err)
+	}
+	return m, nil
+}
+
 // Dispatcher is told of every event recorded, inside the recording
 // transaction: webhook delivery jobs commit or roll back with the event.
 type Dispatcher interface {

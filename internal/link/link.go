@@ -160,7 +160,7 @@ func (s *Service) Link(ctx context.Context, p Params) (*Linked, error) {
 			return nil, errors.New("link: transactions need the development simulator")
 		}
 		key := transaction.AccountKey{ClientID: p.ClientID, ExternalUserID: p.ExternalUserID, MerchantID: p.MerchantID}
-		if err := s.cfg.Simulator.Run(ctx, key, p.Transactions.Updated, p.Metadata); err != nil {
+		if err := s.cfg.Simulator.Run(ctx, key, p.Transactions.Updated); err != nil {
 			return nil, err
 		}
 	}

@@ -28,8 +28,9 @@ type Connector struct {
 // transactions (and the account's subscriptions, for merchants that have
 // them), then, when updated is true, changes 3 of the new transactions. The
 // call number, which seeds the data with the account, is how many calls
-// came before plus one, so running again adds new transactions.
-func (c *Connector) Run(ctx context.Context, k transaction.AccountKey, updated bool, metadata map[string]string) error {
+// came before plus one, so running again adds new transactions. The events
+// echo the metadata of the account's link, as a connector's batches do.
+func (c *Connector) Run(ctx context.Context, k transaction.AccountKey, updated bool) error {
 	m, ok := c.Catalog.Get(k.MerchantID)
 	if !ok {
 		return fmt.Errorf("simulate: unknown merchant %d", k.MerchantID)
@@ -41,11 +42,11 @@ func (c *Connector) Run(ctx context.Context, k transaction.AccountKey, updated b
 	seed := Seed{ClientID: k.ClientID, ExternalUserID: k.ExternalUserID, MerchantID: k.MerchantID, Call: last/NewPerCall + 1}
 	now := c.Now()
 	orders := Transactions(seed, *m, NewPerCall, now)
-	if _, err := c.Transactions.IngestTransactions(ctx, k, orders, metadata); err != nil {
+	if _, err := c.Transactions.IngestTransactions(ctx, k, orders, nil); err != nil {
 		return err
 	}
 	if subs := Subscriptions(seed, *m, now); len(subs) > 0 {
-		if _, err := c.Transactions.IngestSubscriptions(ctx, k, subs, metadata); err != nil {
+		if _, err := c.Transactions.IngestSubscriptions(ctx, k, subs, nil); err != nil {
 			return err
 		}
 	}
@@ -59,7 +60,7 @@ func (c *Connector) Run(ctx context.Context, k transaction.AccountKey, updated b
 	for _, o := range newest[:min(UpdatedPerCall, len(newest))] {
 		changed = append(changed, Update(seed, o, now))
 	}
-	_, err = c.Transactions.IngestTransactions(ctx, k, changed, metadata)
+	_, err = c.Transactions.IngestTransactions(ctx, k, changed, nil)
 	return err
 }
 

@@ -499,6 +499,9 @@ type Account struct {
 	UnlinkedAt       *time.Time
 	CreatedAt        time.Time
 	UpdatedAt        time.Time
+	// Metadata is the most recent link's, echoed in the account's events
+	// (nil for none). AccountGet reads it; AccountList leaves it out.
+	Metadata json.RawMessage
 }
 
 type AccountLinkParams struct {
@@ -508,7 +511,9 @@ type AccountLinkParams struct {
 	MerchantID int64
 	// Scopes are a new account's; linking an existing one keeps its scopes.
 	Scopes []string
-	Now    time.Time
+	// Metadata replaces the account's (nil for none).
+	Metadata json.RawMessage
+	Now      time.Time
 }
 
 // AccountListParams name the user by external_user_id, so that listing

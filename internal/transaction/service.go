@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/hitchdev/hitch/internal/account"
@@ -96,7 +97,8 @@ type Ingested struct {
 // position, a changed one keeps its id, an unchanged one is left alone.
 // One NEW_TRANSACTIONS_AVAILABLE event covers the batch's new ones and one
 // UPDATED_TRANSACTIONS_AVAILABLE names the changed ones; everything commits
-// together. IDs in the batch are ignored.
+// together. The events echo the metadata of the account's most recent link,
+// with metadata's keys over it. IDs in the batch are ignored.
 func (s *Service) IngestTransactions(ctx context.Context, k AccountKey, batch []Transaction, metadata map[string]string) (*Ingested, error) {
 	if err := validateTransactions(batch); err != nil {
 		return nil, err
@@ -185,12 +187,12 @@ func (s *Service) IngestTransactions(ctx context.Context, k AccountKey, batch []
 			if err := ex.TransactionInsertMany(ctx, inserts); err != nil {
 				return err
 			}
-			if err := s.record(ctx, ex, u, k, event.NewTransactionsAvailable, nil, nil, metadata, now); err != nil {
+			if err := s.record(ctx, ex, u, a, k, event.NewTransactionsAvailable, nil, nil, metadata, now); err != nil {
 				return err
 			}
 		}
 		if len(updated) > 0 {
-			return s.record(ctx, ex, u, k, event.UpdatedTransactionsAvailable, nil, updated, metadata, now)
+			return s.record(ctx, ex, u, a, k, event.UpdatedTransactionsAvailable, nil, updated, metadata, now)
 		}
 		return nil
 	})
@@ -268,12 +270,12 @@ func (s *Service) IngestSubscriptions(ctx context.Context, k AccountKey, batch [
 			}
 		}
 		if len(added) > 0 {
-			if err := s.record(ctx, ex, u, k, event.NewSubscriptionsAvailable, added, nil, metadata, now); err != nil {
+			if err := s.record(ctx, ex, u, a, k, event.NewSubscriptionsAvailable, added, nil, metadata, now); err != nil {
 				return err
 			}
 		}
 		if len(changed) > 0 {
-			return s.record(ctx, ex, u, k, event.UpdatedSubscriptionsAvailable, changed, nil, metadata, now)
+			return s.record(ctx, ex, u, a, k, event.UpdatedSubscriptionsAvailable, changed, nil, metadata, now)
 		}
 		return nil
 	})
@@ -283,13 +285,24 @@ func (s *Service) IngestSubscriptions(ctx context.Context, k AccountKey, batch [
 	return out, nil
 }
 
-func (s *Service) record(ctx context.Context, ex store.Executor, u *store.User, k AccountKey, typ string,
-	subscriptions, updated []event.Ref, metadata map[string]string, now time.Time) error {
+// record records an ingestion's event, echoing the account's link metadata
+// with the batch's keys over it.
+func (s *Service) record(ctx context.Context, ex store.Executor, u *store.User, a *store.Account, k AccountKey, typ string,
+	subscriptions, updated []event.Ref, batchMetadata map[string]string, now time.Time) error {
 	var data map[string]any
 	if subscriptions != nil {
 		data = map[string]any{"subscriptions": subscriptions}
 	}
-	_, err := s.events.Record(ctx, ex, event.Params{
+	metadata, err := event.ParseMetadata(a.Metadata)
+	if err != nil {
+		return err
+	}
+	if metadata == nil {
+		metadata = batchMetadata
+	} else {
+		maps.Copy(metadata, batchMetadata)
+	}
+	_, err = s.events.Record(ctx, ex, event.Params{
 		ClientID: k.ClientID,
 		User:     u,
 		Type:     typ,

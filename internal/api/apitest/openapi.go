@@ -127,6 +127,62 @@ func (v *Validator) CheckRoutes(routes []string) error {
 	return errors.Join(errs...)
 }
 
+// CheckWebhooks compares the document with the event types Hitch sends:
+// each has an entry in webhooks, a POST whose body's event is that type,
+// and is in the WebhookEventType enum; the document names no other type.
+func (v *Validator) CheckWebhooks(types []string) error {
+	var errs []error
+	documented := map[string]bool{}
+	for name, item := range v.model.Webhooks.FromOldest() {
+		documented[name] = true
+		if !slices.Contains(types, name) {
+			errs = append(errs, fmt.Errorf("openapi: webhook %q is not an event type", name))
+		}
+		if got := webhookEvent(item); got != name {
+			errs = append(errs, fmt.Errorf("openapi: webhook %q: its POST body's event is %q", name, got))
+		}
+	}
+	var enum []string
+	if c := v.model.Components; c != nil {
+		if s := c.Schemas.GetOrZero("WebhookEventType"); s != nil {
+			for _, n := range s.Schema().Enum {
+				enum = append(enum, n.Value)
+			}
+		}
+	}
+	for _, typ := range types {
+		if !documented[typ] {
+			errs = append(errs, fmt.Errorf("openapi: event type %q has no entry in webhooks", typ))
+		}
+		if !slices.Contains(enum, typ) {
+			errs = append(errs, fmt.Errorf("openapi: event type %q is not in WebhookEventType", typ))
+		}
+	}
+	for _, typ := range enum {
+		if !slices.Contains(types, typ) {
+			errs = append(errs, fmt.Errorf("openapi: WebhookEventType %q is not an event type", typ))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// webhookEvent returns the const of the event property of a webhook's POST
+// body ("" when there is none).
+func webhookEvent(item *v3.PathItem) string {
+	if item.Post == nil || item.Post.RequestBody == nil {
+		return ""
+	}
+	media := item.Post.RequestBody.Content.GetOrZero("application/json")
+	if media == nil || media.Schema == nil {
+		return ""
+	}
+	event := media.Schema.Schema().Properties.GetOrZero("event")
+	if event == nil || event.Schema().Const == nil {
+		return ""
+	}
+	return event.Schema().Const.Value
+}
+
 // ValidateResponse checks one response against the document. path is the
 // request path without the query. The operation must be documented (HEAD
 // falls back to GET), and so must the status (exactly, by range such as

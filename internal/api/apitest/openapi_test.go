@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/hitchdev/hitch/internal/api/apitest"
+	"github.com/hitchdev/hitch/internal/event"
 )
 
 // TestCheckRoutes checks the comparison both ways; internal/api's
@@ -30,6 +31,25 @@ func TestCheckRoutes(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `route "GET /nowhere/{id}" is not documented`) ||
 		!strings.Contains(err.Error(), `operation "GET /healthz" is documented but not routed`) {
 		t.Errorf("CheckRoutes with a drifted table: %v", err)
+	}
+}
+
+// Every event type Hitch can send is described in the document's webhooks,
+// and the document describes no other; a drifted list is reported both
+// ways.
+func TestWebhooksMatchEventTypes(t *testing.T) {
+	t.Parallel()
+	v := apitest.Load(t)
+	if err := v.CheckWebhooks(event.Types); err != nil {
+		t.Fatal(err)
+	}
+	drifted := append(slices.DeleteFunc(slices.Clone(event.Types), func(typ string) bool { return typ == event.Test }), "NEW_THING")
+	err := v.CheckWebhooks(drifted)
+	for _, want := range []string{`event type "NEW_THING" has no entry in webhooks`, `event type "NEW_THING" is not in WebhookEventType`,
+		`webhook "TEST" is not an event type`, `WebhookEventType "TEST" is not an event type`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("CheckWebhooks with a drifted list: %v; want %s", err, want)
+		}
 	}
 }
 

@@ -249,20 +249,23 @@ const accountState = `a.merchant_id, a.connection_status, a.scopes,
 	END,
 	a.linked_at`
 
-// accountSelect reads the linked account of user $2, with its ids.
-const accountSelect = `SELECT a.id, a.user_id, ` + accountState + `
+// accountSelect reads the linked account of user $2, with its ids and
+// metadata.
+const accountSelect = `SELECT a.id, a.user_id, a.metadata, ` + accountState + `
 	FROM accounts a
 	WHERE a.client_id = $1 AND a.user_id = $2 AND a.unlinked_at IS NULL`
 
-// scanAccount reads accountState, after the ids when withIDs. The tenant is
-// the caller's and is not read back: every column costs a round of SQLite
-// calls per row, which is also why listing leaves the ids out.
+// scanAccount reads accountState, after the ids and metadata when withIDs.
+// The tenant is the caller's and is not read back: every column costs a
+// round of SQLite calls per row, which is also why listing leaves the ids
+// and metadata out.
 func scanAccount(row Row, clientID string, withIDs bool) (*store.Account, error) {
 	a := store.Account{ClientID: clientID}
 	var scopes string
-	dest := make([]any, 0, 9)
+	var metadata []byte
+	dest := make([]any, 0, 10)
 	if withIDs {
-		dest = append(dest, &a.ID, &a.UserID)
+		dest = append(dest, &a.ID, &a.UserID, &metadata)
 	}
 	dest = append(dest, &a.MerchantID, &a.ConnectionStatus, &scopes, nullStringDest{&a.LifecycleStatus},
 		nullTimeDest{&a.LastActionAt}, nullStringDest{&a.LastActionStatus}, timeDest{&a.LinkedAt})
@@ -270,6 +273,9 @@ func scanAccount(row Row, clientID string, withIDs bool) (*store.Account, error)
 		return nil, err
 	}
 	a.Scopes = splitList(scopes)
+	if metadata != nil {
+		a.Metadata = json.RawMessage(metadata)
+	}
 	return &a, nil
 }
 
@@ -280,14 +286,15 @@ func (e *executor) AccountLink(ctx context.Context, p *store.AccountLinkParams) 
 	}
 	now := e.ts(p.Now)
 	_, err = e.conn.Exec(ctx, `INSERT INTO accounts (id, client_id, user_id, merchant_id, connection_status, scopes,
-			linked_at, created_at, updated_at)
-		VALUES ($1, $2, $3, $4, 'connected', $5, $6, $6, $6)
+			metadata, linked_at, created_at, updated_at)
+		VALUES ($1, $2, $3, $4, 'connected', $5, $7, $6, $6, $6)
 		ON CONFLICT (user_id, merchant_id) DO UPDATE SET
 			connection_status = 'connected',
+			metadata = excluded.metadata,
 			linked_at = CASE WHEN accounts.unlinked_at IS NULL THEN accounts.linked_at ELSE excluded.linked_at END,
 			unlinked_at = NULL,
 			updated_at = excluded.updated_at`,
-		p.ID, p.ClientID, p.UserID, p.MerchantID, scopes, now)
+		p.ID, p.ClientID, p.UserID, p.MerchantID, scopes, now, jsonArg(p.Metadata))
 	if err != nil {
 		return nil, e.wrap("account: link", err)
 	}

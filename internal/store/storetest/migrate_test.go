@@ -3,7 +3,9 @@ package storetest_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -100,6 +102,76 @@ func TestMigrationMembersPerDeveloper(t *testing.T) {
 				CreatedAt: t0, LastSeenAt: t0, ExpiresAt: t0.Add(time.Hour)}
 			if err := db.DashboardSessionInsert(ctx, orphan); err == nil {
 				t.Fatal("a sign-in of no member was stored")
+			}
+		})
+	}
+}
+
+// Migration 0017 keeps each account's link metadata: the data.metadata of
+// its latest AUTHENTICATED event, none when that event had none, and
+// nothing from another user's events or from events of other types.
+func TestMigrationAccountMetadata(t *testing.T) {
+	t.Parallel()
+	for _, b := range storetest.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			db := openUnmigrated(t, b.Name)
+			if err := db.MigrateTo(ctx, 16); err != nil {
+				t.Fatal(err)
+			}
+			newClient(t, db, "client-a")
+			ada, bob := newUser(t, db, "client-a", "ada"), newUser(t, db, "client-a", "bob")
+			var at any = t0
+			if db.Dialect() == "sqlite" {
+				at = t0.UnixMicro()
+			}
+			for _, a := range []struct {
+				user     *store.User
+				merchant int64
+			}{{ada, 4}, {ada, 1}, {ada, 7}, {bob, 1}} {
+				storetest.ExecRaw(t, db, `INSERT INTO accounts (id, client_id, user_id, merchant_id, connection_status,
+					linked_at, created_at, updated_at) VALUES ($1, 'client-a', $2, $3, 'connected', $4, $4, $4)`,
+					uuid.NewString(), a.user.ID, a.merchant, at)
+			}
+			seq := map[string]int64{}
+			event := func(u *store.User, typ string, merchant int64, data string) {
+				seq[u.ID]++
+				payload := fmt.Sprintf(`{"id":"x","event":%q,"sequence":%d,"external_user_id":%q,"merchant":{"id":%d,"name":"M"},"data":%s,"timestamp":1}`,
+					typ, seq[u.ID], u.ExternalUserID, merchant, data)
+				if _, err := db.EventInsert(ctx, &store.EventInsertParams{ID: uuid.NewString(), ClientID: "client-a", UserID: &u.ID,
+					ExternalUserID: &u.ExternalUserID, Type: typ, Sequence: seq[u.ID], Payload: json.RawMessage(payload), CreatedAt: t0}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			event(ada, "AUTHENTICATED", 4, `{"metadata":{"campaign":"spring"},"send_card":false}`)
+			event(ada, "AUTHENTICATED", 1, `{"metadata":{"campaign":"one"},"send_card":false}`)
+			event(ada, "AUTHENTICATED", 4, `{"entrypoint":null,"metadata":{"campaign":"autumn","plan":"gold"},"send_card":false}`)
+			event(ada, "NEW_TRANSACTIONS_AVAILABLE", 4, `{"metadata":{"campaign":"batch"}}`)
+			event(ada, "AUTHENTICATED", 1, `{"send_card":false}`)
+			event(bob, "AUTHENTICATED", 7, `{"metadata":{"campaign":"bob"}}`)
+			event(bob, "AUTHENTICATED", 1, `{"metadata":{"campaign":"bob"}}`)
+
+			if err := db.Migrate(ctx); err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range []struct {
+				user     *store.User
+				merchant int64
+				want     string
+			}{
+				{ada, 4, `{"campaign":"autumn","plan":"gold"}`},
+				{ada, 1, ""},
+				{ada, 7, ""},
+				{bob, 1, `{"campaign":"bob"}`},
+			} {
+				a, err := db.AccountGet(ctx, &store.AccountGetParams{ClientID: "client-a", UserID: c.user.ID, MerchantID: c.merchant})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if string(a.Metadata) != c.want {
+					t.Errorf("%s at %d: metadata %s, want %s", c.user.ExternalUserID, c.merchant, a.Metadata, c.want)
+				}
 			}
 		})
 	}

@@ -57,7 +57,7 @@ func (e *executor) DetectionRequestSettle(ctx context.Context, clientID, id stri
 			email_sealed = NULL, phone_sealed = NULL
 		WHERE client_id = $1 AND id = $2 AND status = 'pending' AND NOT EXISTS (
 			SELECT 1 FROM connector_work w
-			WHERE w.request_id = detection_requests.id AND w.status IN ('pending', 'claimed'))`, clientID, id, e.ts(now))
+			WHERE w.request_id = CAST(detection_requests.id AS TEXT) AND w.status IN ('pending', 'claimed'))`, clientID, id, e.ts(now))
 	if err != nil {
 		return false, e.wrap("detection request: settle", err)
 	}

@@ -756,6 +756,56 @@ func TestLinkPages(t *testing.T) {
 	})
 }
 
+// The root is a landing page linking to the demo, the dashboard, the docs
+// and the contract; but a frame's request for it (knotapi-js opens its
+// flow at the root of its host) gets the flow, as /link serves it.
+func TestRootPage(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, h *harness) {
+		landing := h.page("GET", "/", "", nil)
+		body := string(landing.body)
+		if landing.status != 200 || !strings.HasPrefix(landing.header.Get("Content-Type"), "text/html") ||
+			!strings.Contains(landing.header.Get("Vary"), "Sec-Fetch-Dest") ||
+			!strings.Contains(landing.header.Get("Content-Security-Policy"), "script-src 'self'") {
+			t.Fatalf("GET /: %d %v", landing.status, landing.header)
+		}
+		for _, href := range []string{"/demo", "/dashboard", "/openapi.yaml", "/docs/link.md", "/docs/webhooks.md"} {
+			if !strings.Contains(body, `href="`+href+`"`) {
+				t.Errorf("the landing page does not link to %s", href)
+			}
+			if got := h.page("GET", href, "", nil); got.status != 200 {
+				t.Errorf("GET %s, linked from the landing page: %d", href, got.status)
+			}
+		}
+		if strings.Contains(body, `id="flow"`) {
+			t.Error("a plain GET / got the flow")
+		}
+		doc := h.page("GET", "/docs/link.md", "", nil)
+		if !strings.HasPrefix(doc.header.Get("Content-Type"), "text/plain") || !strings.HasPrefix(string(doc.body), "# The hosted link flow") {
+			t.Errorf("GET /docs/link.md: %v %.40q", doc.header, doc.body)
+		}
+		if resp := h.page("GET", "/docs/nope.md", "", nil); resp.status != 404 {
+			t.Errorf("GET /docs/nope.md: %d", resp.status)
+		}
+
+		link := h.page("GET", "/link", "", nil)
+		for _, dest := range []string{"iframe", "frame"} {
+			flow := h.page("GET", "/", "", http.Header{"Sec-Fetch-Dest": {dest}})
+			if flow.status != 200 || string(flow.body) != string(link.body) ||
+				flow.header.Get("Content-Security-Policy") != link.header.Get("Content-Security-Policy") {
+				t.Errorf("GET / from a %s: %d %v, want the flow as /link serves it", dest, flow.status, flow.header)
+			}
+		}
+		if resp := h.page("GET", "/", "", http.Header{"Sec-Fetch-Dest": {"document"}}); string(resp.body) != body {
+			t.Error("GET / as a document did not get the landing page")
+		}
+		// Other paths are still the API's.
+		if resp := h.page("GET", "/nope", "", nil); resp.status != 404 || resp.errorBody(t).Code != "NOT_FOUND" {
+			t.Errorf("GET /nope: %d %s", resp.status, resp.body)
+		}
+	})
+}
+
 // pageAt requests a page with the Host header a browser would send for
 // host, as a page of a rebound DNS name would.
 func (h *harness) pageAt(host, method, path, body string, header http.Header) *response {

@@ -1,8 +1,8 @@
 // Package hitch holds what the whole project shares at its root: the
-// OpenAPI document that is the API's contract.
+// OpenAPI document that is the API's contract, and the docs.
 package hitch
 
-import _ "embed"
+import "embed"
 
 // OpenAPI is openapi.yaml, the hand-written contract of the HTTP API. It is
 // served at /openapi.yaml and the API tests validate every response against
@@ -10,3 +10,9 @@ import _ "embed"
 //
 //go:embed openapi.yaml
 var OpenAPI []byte
+
+// Docs holds docs/*.md, served as text at /docs/{file} and listed on the
+// landing page.
+//
+//go:embed docs/*.md
+var Docs embed.FS

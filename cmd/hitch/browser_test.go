@@ -34,7 +34,7 @@ const chromiumPath = "/usr/bin/chromium"
 // web SDK, the user searches a merchant and logs in with user_good /
 // pass_good, and the page's onSuccess fires; then the one-time code path
 // (0000 refused, 1234 accepted); then an expired session, which shows an
-// error and calls onError with Session_Expired; and a session about to
+// error and calls onError with EXPIRED_SESSION; and a session about to
 // expire, for which the flow asks for an extension; and recoverable errors
 // (a failed search, a wrong security answer, a rate-limited answer) shown
 // on screen and tied to their fields. Each page is photographed
@@ -124,8 +124,8 @@ func testBrowserLinkFlow(t *testing.T, node, scripts, storeName string, db []str
 				}
 			}
 		case "expired":
-			if len(r.Errors) != 1 || r.Errors[0].Code != "Session_Expired" {
-				t.Errorf("%s: onError got %+v, want one Session_Expired", r.Viewport, r.Errors)
+			if len(r.Errors) != 1 || r.Errors[0].Code != "EXPIRED_SESSION" {
+				t.Errorf("%s: onError got %+v, want one EXPIRED_SESSION", r.Viewport, r.Errors)
 			}
 		}
 	}
@@ -194,10 +194,10 @@ document.getElementById('open').addEventListener('click', function () {
     sessionId: document.body.dataset.session,
     clientId: document.body.dataset.clientId,
     environment: 'development',
-    onSuccess: function (product, details) { window.calls.push({ cb: 'onSuccess', product: product, details: details }); },
-    onError: function (product, code, message) { window.calls.push({ cb: 'onError', product: product, code: code, message: message }); },
-    onEvent: function (product, event) { window.calls.push({ cb: 'onEvent', product: product, event: event }); },
-    onExit: function (product) { window.calls.push({ cb: 'onExit', product: product }); }
+    onSuccess: function (s) { window.calls.push({ cb: 'onSuccess', product: s.product, details: s }); },
+    onError: function (e) { window.calls.push({ cb: 'onError', code: e.errorCode, message: e.errorDescription }); },
+    onEvent: function (e) { window.calls.push({ cb: 'onEvent', product: e.product, event: e.event }); },
+    onExit: function (x) { window.calls.push({ cb: 'onExit', product: x.product }); }
   });
 });
 </script>
@@ -253,7 +253,7 @@ document.getElementById('open').addEventListener('click', function () {
 func browserScripts(t *testing.T) (node, dir string) {
 	t.Helper()
 	files := map[string][]byte{}
-	for _, name := range []string{"package.json", "package-lock.json", "flow.mjs", "dashboard.mjs", "crossorigin.mjs", "timers.mjs", "production.mjs"} {
+	for _, name := range []string{"package.json", "package-lock.json", "flow.mjs", "dashboard.mjs", "crossorigin.mjs", "timers.mjs", "production.mjs", "knotapi.mjs"} {
 		b, err := os.ReadFile(filepath.Join("testdata", "browser", name))
 		if err != nil {
 			t.Fatal(err)

@@ -21,7 +21,7 @@ import (
 // screens until after their timers were due; and a flow whose expiry check
 // is in flight when the login succeeds gets the server's "expired" answer
 // after it ended. In none may the end screen give way to another, a
-// callback reach the page after the end (no onError Session_Expired, no
+// callback reach the page after the end (no onError EXPIRED_SESSION, no
 // REFRESH_SESSION_REQUEST), or (but for the one in flight) a session check
 // go out. SQLite only: the subject is the browser's timers, not the store.
 func TestBrowserLinkEndStopsTimers(t *testing.T) {

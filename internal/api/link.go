@@ -196,14 +196,18 @@ type linkLoginRequest struct {
 	Username   *string `json:"username"`
 	Password   *string `json:"password"`
 	EntryPoint *string `json:"entry_point"`
+	// Metadata is the SDK's (open's metadata option): merged into the
+	// session's for the link's events (link.MergeMetadata).
+	Metadata map[string]string `json:"metadata"`
 }
 
 type linkAnswerRequest struct {
-	Session    *string `json:"session"`
-	ClientID   *string `json:"client_id"`
-	Challenge  *string `json:"challenge"`
-	Answer     *string `json:"answer"`
-	EntryPoint *string `json:"entry_point"`
+	Session    *string           `json:"session"`
+	ClientID   *string           `json:"client_id"`
+	Challenge  *string           `json:"challenge"`
+	Answer     *string           `json:"answer"`
+	EntryPoint *string           `json:"entry_point"`
+	Metadata   map[string]string `json:"metadata"`
 }
 
 type linkMerchantJSON struct {
@@ -266,12 +270,15 @@ func (s *Server) linkLogin(w http.ResponseWriter, r *http.Request) error {
 	if err := validateEntryPoint(req.EntryPoint); err != nil {
 		return err
 	}
+	if err := validateMetadata(req.Metadata); err != nil {
+		return err
+	}
 	sess, err := s.openLinkSession(r, req.Session, req.ClientID)
 	if err != nil {
 		return err
 	}
 	res, err := s.Links.Login(r.Context(), link.LoginParams{Session: sess, MerchantID: merchantID,
-		Credentials: link.Credentials{Username: username, Password: password}, EntryPoint: req.EntryPoint})
+		Credentials: link.Credentials{Username: username, Password: password}, EntryPoint: req.EntryPoint, Metadata: req.Metadata})
 	if err != nil {
 		return err
 	}
@@ -298,12 +305,15 @@ func (s *Server) linkAnswer(w http.ResponseWriter, r *http.Request) error {
 	if err := validateEntryPoint(req.EntryPoint); err != nil {
 		return err
 	}
+	if err := validateMetadata(req.Metadata); err != nil {
+		return err
+	}
 	sess, err := s.openLinkSession(r, req.Session, req.ClientID)
 	if err != nil {
 		return err
 	}
 	res, err := s.Links.Answer(r.Context(), link.AnswerParams{Session: sess, Challenge: *req.Challenge,
-		Answer: answer, EntryPoint: req.EntryPoint})
+		Answer: answer, EntryPoint: req.EntryPoint, Metadata: req.Metadata})
 	if err != nil {
 		return err
 	}
@@ -312,10 +322,11 @@ func (s *Server) linkAnswer(w http.ResponseWriter, r *http.Request) error {
 }
 
 type linkWaitRequest struct {
-	Session    *string `json:"session"`
-	ClientID   *string `json:"client_id"`
-	Challenge  *string `json:"challenge"`
-	EntryPoint *string `json:"entry_point"`
+	Session    *string           `json:"session"`
+	ClientID   *string           `json:"client_id"`
+	Challenge  *string           `json:"challenge"`
+	EntryPoint *string           `json:"entry_point"`
+	Metadata   map[string]string `json:"metadata"`
 }
 
 // linkWait waits again for a login a connector is still working on (the
@@ -334,11 +345,15 @@ func (s *Server) linkWait(w http.ResponseWriter, r *http.Request) error {
 	if err := validateEntryPoint(req.EntryPoint); err != nil {
 		return err
 	}
+	if err := validateMetadata(req.Metadata); err != nil {
+		return err
+	}
 	sess, err := s.openLinkSession(r, req.Session, req.ClientID)
 	if err != nil {
 		return err
 	}
-	res, err := s.Links.Continue(r.Context(), link.ContinueParams{Session: sess, Challenge: *req.Challenge, EntryPoint: req.EntryPoint})
+	res, err := s.Links.Continue(r.Context(), link.ContinueParams{Session: sess, Challenge: *req.Challenge,
+		EntryPoint: req.EntryPoint, Metadata: req.Metadata})
 	if err != nil {
 		return err
 	}
@@ -413,6 +428,8 @@ var sdkEventNames = map[string]bool{
 	"OPEN": true, "LOADING_FINISHED": true, "MERCHANT_CLICKED": true, "LOGIN_STARTED": true,
 	"OTP_REQUIRED": true, "SECURITY_QUESTIONS_REQUIRED": true, "AUTHENTICATED": true,
 	"REFRESH_SESSION_REQUEST": true, "SUCCESS": true, "ERROR": true, "CLOSE": true, "EXIT": true,
+	// knotapi-js's own ("SDK Opened", "SDK Closed").
+	"SDK_OPENED": true, "SDK_CLOSED": true,
 }
 
 func newSDKEventsCounter() *prometheus.CounterVec {

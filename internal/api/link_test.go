@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"strings"
 	"sync"
@@ -190,6 +191,87 @@ func TestLinkFlowSuccessLinks(t *testing.T) {
 				t.Fatalf("%s: the account is not linked: %v", tc.product, err)
 			}
 		}
+	})
+}
+
+// The SDK's metadata (open's option, sent by the flow with each login
+// step) reaches the link's events beside the session's; a key both name
+// keeps the session's value. It is held to the session metadata's limits.
+func TestLinkFlowSDKMetadata(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, h *harness) {
+		page := map[string]any{"campaign": "spring", "source": "page"}
+		merged := map[string]string{"plan": "gold", "campaign": "spring", "source": "backend"}
+		check := func(name, user string, want map[string]string, wantEvents string) {
+			t.Helper()
+			evs := h.eventsOf(user)
+			if got := eventTypes(evs); got != wantEvents {
+				t.Fatalf("%s: events %s, want %s", name, got, wantEvents)
+			}
+			for _, ev := range evs {
+				if !maps.Equal(ev.Data.Metadata, want) {
+					t.Errorf("%s: %s metadata %v, want %v", name, ev.Event, ev.Data.Metadata, want)
+				}
+			}
+		}
+
+		// A login that succeeds at once: AUTHENTICATED and the transactions
+		// it generates.
+		s := h.flowSession(&client.CreateSessionRequest{Type: "transaction_link", ExternalUserID: "sdk-md-login",
+			Metadata: map[string]string{"plan": "gold", "source": "backend"}})
+		st := h.step(h.flowCall("/link/api/login", s.Session, map[string]any{"merchant_id": 1,
+			"username": "user_good_transactions", "password": "pass_good", "metadata": page}))
+		if st.Status != "success" {
+			t.Fatalf("login: %+v", st)
+		}
+		check("login", "sdk-md-login", merged, "AUTHENTICATED,NEW_TRANSACTIONS_AVAILABLE")
+
+		// A one-time code: the answer that links carries it; a session
+		// without metadata echoes the SDK's alone.
+		s2 := h.flowSession(&client.CreateSessionRequest{Type: "transaction_link", ExternalUserID: "sdk-md-otp"})
+		st = h.step(h.flowCall("/link/api/login", s2.Session, map[string]any{"merchant_id": 1,
+			"username": "user_good", "password": "pass_otp", "metadata": page}))
+		st = h.step(h.flowCall("/link/api/answer", s2.Session, map[string]any{"challenge": st.Challenge, "answer": "1234",
+			"metadata": page}))
+		if st.Status != "success" {
+			t.Fatalf("answer: %+v", st)
+		}
+		check("answer", "sdk-md-otp", map[string]string{"campaign": "spring", "source": "page"}, "AUTHENTICATED")
+
+		// Neither: no metadata at all, as before.
+		s3 := h.flowSession(&client.CreateSessionRequest{Type: "transaction_link", ExternalUserID: "sdk-md-none"})
+		if st := h.login(s3.Session, 1, "user_good", "pass_good"); st.Status != "success" {
+			t.Fatalf("login without metadata: %+v", st)
+		}
+		check("none", "sdk-md-none", nil, "AUTHENTICATED")
+
+		// The limits of the session's metadata, on each step; nothing is
+		// linked.
+		s4 := h.flowSession(&client.CreateSessionRequest{Type: "transaction_link", ExternalUserID: "sdk-md-bad"})
+		eleven := map[string]any{}
+		for i := range 11 {
+			eleven[fmt.Sprintf("k%d", i)] = "v"
+		}
+		for name, md := range map[string]any{
+			"11 keys":      eleven,
+			"a long value": map[string]any{"k": strings.Repeat("v", 501)},
+			"a long key":   map[string]any{strings.Repeat("k", 65): "v"},
+			"a number":     map[string]any{"k": 1},
+			"a list":       []string{"v"},
+		} {
+			for path, body := range map[string]map[string]any{
+				"/link/api/login":  {"merchant_id": 1, "username": "user_good", "password": "pass_good"},
+				"/link/api/answer": {"challenge": "c", "answer": "1234"},
+				"/link/api/wait":   {"challenge": "c"},
+			} {
+				body["metadata"] = md
+				resp := h.flowCall(path, s4.Session, body)
+				if resp.status != 400 || resp.errorBody(t).Code != "INVALID_FIELD" || !strings.Contains(resp.errorBody(t).Message, "metadata") {
+					t.Errorf("%s, %s: %d %s, want 400 INVALID_FIELD naming metadata", name, path, resp.status, resp.body)
+				}
+			}
+		}
+		check("refused", "sdk-md-bad", nil, "")
 	})
 }
 
@@ -674,6 +756,56 @@ func TestLinkPages(t *testing.T) {
 	})
 }
 
+// The root is a landing page linking to the demo, the dashboard, the docs
+// and the contract; but a frame's request for it (knotapi-js opens its
+// flow at the root of its host) gets the flow, as /link serves it.
+func TestRootPage(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, h *harness) {
+		landing := h.page("GET", "/", "", nil)
+		body := string(landing.body)
+		if landing.status != 200 || !strings.HasPrefix(landing.header.Get("Content-Type"), "text/html") ||
+			!strings.Contains(landing.header.Get("Vary"), "Sec-Fetch-Dest") ||
+			!strings.Contains(landing.header.Get("Content-Security-Policy"), "script-src 'self'") {
+			t.Fatalf("GET /: %d %v", landing.status, landing.header)
+		}
+		for _, href := range []string{"/demo", "/dashboard", "/openapi.yaml", "/docs/link.md", "/docs/webhooks.md"} {
+			if !strings.Contains(body, `href="`+href+`"`) {
+				t.Errorf("the landing page does not link to %s", href)
+			}
+			if got := h.page("GET", href, "", nil); got.status != 200 {
+				t.Errorf("GET %s, linked from the landing page: %d", href, got.status)
+			}
+		}
+		if strings.Contains(body, `id="flow"`) {
+			t.Error("a plain GET / got the flow")
+		}
+		doc := h.page("GET", "/docs/link.md", "", nil)
+		if !strings.HasPrefix(doc.header.Get("Content-Type"), "text/plain") || !strings.HasPrefix(string(doc.body), "# The hosted link flow") {
+			t.Errorf("GET /docs/link.md: %v %.40q", doc.header, doc.body)
+		}
+		if resp := h.page("GET", "/docs/nope.md", "", nil); resp.status != 404 {
+			t.Errorf("GET /docs/nope.md: %d", resp.status)
+		}
+
+		link := h.page("GET", "/link", "", nil)
+		for _, dest := range []string{"iframe", "frame"} {
+			flow := h.page("GET", "/", "", http.Header{"Sec-Fetch-Dest": {dest}})
+			if flow.status != 200 || string(flow.body) != string(link.body) ||
+				flow.header.Get("Content-Security-Policy") != link.header.Get("Content-Security-Policy") {
+				t.Errorf("GET / from a %s: %d %v, want the flow as /link serves it", dest, flow.status, flow.header)
+			}
+		}
+		if resp := h.page("GET", "/", "", http.Header{"Sec-Fetch-Dest": {"document"}}); string(resp.body) != body {
+			t.Error("GET / as a document did not get the landing page")
+		}
+		// Other paths are still the API's.
+		if resp := h.page("GET", "/nope", "", nil); resp.status != 404 || resp.errorBody(t).Code != "NOT_FOUND" {
+			t.Errorf("GET /nope: %d %s", resp.status, resp.body)
+		}
+	})
+}
+
 // pageAt requests a page with the Host header a browser would send for
 // host, as a page of a rebound DNS name would.
 func (h *harness) pageAt(host, method, path, body string, header http.Header) *response {
@@ -768,6 +900,12 @@ func TestSDKEvents(t *testing.T) {
 		if resp := h.do("POST", "/events", map[string]any{"type": "identify", "event": map[string]string{"name": "OPEN"}}, noAuth); resp.status != 202 {
 			t.Fatalf("identify: %d %s", resp.status, resp.body)
 		}
+		// knotapi-js 1.1.1's track post.
+		if resp := h.do("POST", "/events", map[string]any{"type": "track", "session_id": canary, "event": map[string]any{
+			"event": "SDK Opened", "properties": map[string]any{"entry_point": nil, "search_enabled": false, "merchant_id": nil},
+			"context": map[string]any{"traits": map[string]string{"platform": "web", "sdk_version": "1.1.1"}}}}, noAuth); resp.status != 202 {
+			t.Fatalf("knotapi-js track: %d %s", resp.status, resp.body)
+		}
 		if resp := h.do("POST", "/events", map[string]any{"type": "page"}, noAuth); resp.status != 400 {
 			t.Fatalf("unknown type: %d %s", resp.status, resp.body)
 		}
@@ -777,7 +915,8 @@ func TestSDKEvents(t *testing.T) {
 			t.Fatalf("preflight: %d %v", pre.status, pre.header)
 		}
 		metrics := string(h.do("GET", "/metrics", nil, noAuth).body)
-		for _, want := range []string{`hitch_sdk_events_total{event="MERCHANT_CLICKED",type="track"} 1`, `hitch_sdk_events_total{event="OPEN",type="identify"} 1`} {
+		for _, want := range []string{`hitch_sdk_events_total{event="MERCHANT_CLICKED",type="track"} 1`, `hitch_sdk_events_total{event="OPEN",type="identify"} 1`,
+			`hitch_sdk_events_total{event="SDK_OPENED",type="track"} 1`} {
 			if !strings.Contains(metrics, want) {
 				t.Errorf("metrics lack %s", want)
 			}

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"strings"
 	"time"
@@ -183,6 +184,9 @@ func New(cfg *config.Config, d Deps) (*App, error) {
 		TrustedProxies: cfg.TrustedProxies, Links: a.Links, Dashboard: &web.Dashboard{
 			Members: a.Members, Audit: a.Audit, Store: st, Developers: a.Developers, Webhooks: a.Webhooks, Links: a.Links,
 			SecureCookies: strings.HasPrefix(cfg.PublicURL, "https://"), SecretGrace: cfg.SecretGrace}}
+	if pagesConfig.Docs, err = fs.Sub(hitch.Docs, "docs"); err != nil {
+		return nil, err
+	}
 	if development {
 		pagesConfig.Demo = &web.Demo{Sessions: a.Sessions, Developers: a.Developers, ClientID: cfg.DevClientID}
 	}

@@ -18,6 +18,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/hitchdev/hitch/internal/account"
@@ -337,6 +338,9 @@ type LoginParams struct {
 	Credentials Credentials
 	// EntryPoint is the SDK's entryPoint, echoed in AUTHENTICATED.
 	EntryPoint *string
+	// Metadata is the SDK's metadata option, merged into the session's
+	// for the events of the link (MergeMetadata).
+	Metadata map[string]string
 }
 
 // AnswerParams answer the challenge of an earlier step.
@@ -345,6 +349,7 @@ type AnswerParams struct {
 	Challenge  string
 	Answer     string
 	EntryPoint *string
+	Metadata   map[string]string
 }
 
 // Result is where a login stands after a step.
@@ -391,7 +396,7 @@ func (s *Service) Login(ctx context.Context, p LoginParams) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.advance(ctx, p.Session, m, step, p.EntryPoint)
+	return s.advance(ctx, p.Session, m, step, p.EntryPoint, p.Metadata)
 }
 
 // Answer answers the code or question of a challenge.
@@ -434,7 +439,7 @@ func (s *Service) Answer(ctx context.Context, p AnswerParams) (*Result, error) {
 	if step.Wrong {
 		return &Result{Status: StatusFailed, Merchant: m, Reason: ReasonTooManyAttempts}, nil
 	}
-	return s.advance(ctx, p.Session, m, step, p.EntryPoint)
+	return s.advance(ctx, p.Session, m, step, p.EntryPoint, p.Metadata)
 }
 
 // ContinueParams wait again for a pending login.
@@ -442,6 +447,7 @@ type ContinueParams struct {
 	Session    *Session
 	Challenge  string
 	EntryPoint *string
+	Metadata   map[string]string
 }
 
 // Continue waits again for a login that a connector was still working on:
@@ -468,11 +474,12 @@ func (s *Service) Continue(ctx context.Context, p ContinueParams) (*Result, erro
 	if err != nil {
 		return nil, err
 	}
-	return s.advance(ctx, p.Session, m, step, p.EntryPoint)
+	return s.advance(ctx, p.Session, m, step, p.EntryPoint, p.Metadata)
 }
 
 // advance turns an Authenticator's step into a Result, linking on success.
-func (s *Service) advance(ctx context.Context, sess *Session, m *merchant.Merchant, step Step, entryPoint *string) (*Result, error) {
+func (s *Service) advance(ctx context.Context, sess *Session, m *merchant.Merchant, step Step, entryPoint *string,
+	sdkMetadata map[string]string) (*Result, error) {
 	// Wrong comes here only from a continued wait: the answer given before
 	// was refused, and a new challenge stands for the next one.
 	res := &Result{Status: step.Status, Merchant: m, Reason: step.Reason, Wrong: step.Wrong}
@@ -490,7 +497,7 @@ func (s *Service) advance(ctx context.Context, sess *Session, m *merchant.Mercha
 			CardID:         sess.CardID,
 			SessionID:      &sess.ID,
 			EntryPoint:     entryPoint,
-			Metadata:       sess.Metadata,
+			Metadata:       MergeMetadata(sess.Metadata, sdkMetadata),
 			Transactions:   tx,
 		})
 		if err != nil {
@@ -525,6 +532,22 @@ func (s *Service) advance(ctx context.Context, sess *Session, m *merchant.Mercha
 		return nil, fmt.Errorf("link: the authenticator answered an unknown status %q", step.Status)
 	}
 	return res, nil
+}
+
+// MergeMetadata is the metadata of a link made in the hosted flow: the
+// SDK's (given to open by the developer's page) and the session's (given
+// to POST /session/create by the developer's backend). A key both name
+// keeps the session's value: the page runs in the user's browser, which
+// can change what it sends; the backend's word is the one to trust. nil
+// when neither has a key.
+func MergeMetadata(session, sdk map[string]string) map[string]string {
+	if len(session)+len(sdk) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(session)+len(sdk))
+	maps.Copy(out, sdk)
+	maps.Copy(out, session)
+	return out
 }
 
 // merchantFor returns a merchant that the session can link. A merchant the

@@ -1,5 +1,6 @@
 // Package web serves Hitch's pages: the hosted link flow at /link (which
-// the web SDK opens in an iframe), the SDK script at /sdk/hitch.js and, in
+// the web SDK opens in an iframe; at / too, for knotapi-js), the SDK script
+// at /sdk/hitch.js, a landing page at /, the docs at /docs/ and, in
 // development, the demo at /demo. Pages are Go templates and a little plain
 // JavaScript, all embedded: there is no build step.
 //
@@ -73,6 +74,9 @@ type Config struct {
 	// (its allowed origins). nil uses Dashboard.Links, where the origins
 	// are managed; with neither, every flow gets the environment's default.
 	Links *link.Service
+	// Docs holds the project's Markdown documents (docs/*.md), served at
+	// /docs/{file} and listed on the landing page; nil serves none.
+	Docs fs.FS
 }
 
 // Handler serves the pages. Its patterns (Routes) are mounted on the API's
@@ -88,6 +92,9 @@ type Handler struct {
 	linkPage []byte
 	linkText linkStrings
 	links    *link.Service
+	// landingPage is the rendered page of GET / (landing.go).
+	landingPage []byte
+	docs        map[string]*asset
 }
 
 // asset is an embedded file as served.
@@ -101,7 +108,7 @@ type asset struct {
 
 // New builds the pages and their routes.
 func New(cfg Config) (*Handler, error) {
-	h := &Handler{cfg: cfg, mux: http.NewServeMux(), assets: map[string]*asset{}, links: cfg.Links}
+	h := &Handler{cfg: cfg, mux: http.NewServeMux(), assets: map[string]*asset{}, links: cfg.Links, docs: map[string]*asset{}}
 	if h.links == nil && cfg.Dashboard != nil {
 		h.links = cfg.Dashboard.Links
 	}
@@ -137,10 +144,23 @@ func New(cfg Config) (*Handler, error) {
 	if h.linkPage, err = h.render("link.html", data); err != nil {
 		return nil, err
 	}
+	docs, err := h.loadDocs(cfg.Docs)
+	if err != nil {
+		return nil, err
+	}
+	demo := cfg.Demo != nil && cfg.Environment == "development"
+	if h.landingPage, err = h.render("landing.html", landingData{Development: cfg.Environment == "development",
+		Demo: demo, Dashboard: cfg.Dashboard != nil, Docs: docs}); err != nil {
+		return nil, err
+	}
+	h.handle("GET /{$}", h.root)
 	h.handle("GET /link", h.link)
 	h.handle("GET /static/{file}", h.static)
 	h.handle("GET /sdk/hitch.js", h.sdk)
-	if cfg.Demo != nil && cfg.Environment == "development" {
+	if len(docs) > 0 {
+		h.handle("GET /docs/{file}", h.docFile)
+	}
+	if demo {
 		h.handle("GET /demo", h.demoHost(h.demo))
 		h.handle("POST /demo/session", h.demoHost(h.demoSession))
 	}

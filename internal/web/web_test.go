@@ -33,7 +33,7 @@ func newHandler(t *testing.T, env string, demo *Demo) *Handler {
 // The demo is routed in development only, and never without its helper.
 func TestRoutes(t *testing.T) {
 	t.Parallel()
-	pages := []string{"GET /link", "GET /static/{file}", "GET /sdk/hitch.js"}
+	pages := []string{"GET /{$}", "GET /link", "GET /static/{file}", "GET /sdk/hitch.js"}
 	demo := []string{"GET /demo", "POST /demo/session"}
 	if got := newHandler(t, "development", &Demo{}).Routes(); !slices.Equal(got, append(pages, demo...)) {
 		t.Errorf("development routes %q", got)
@@ -116,7 +116,7 @@ func TestNoInlineCode(t *testing.T) {
 // The scripts only ever post to a known origin, never to "*".
 func TestScriptsNeverPostToAnyOrigin(t *testing.T) {
 	t.Parallel()
-	for _, name := range []string{"static/link.js", "sdk/hitch.js", "static/demo.js"} {
+	for _, name := range []string{"static/link.js", "sdk/hitch.js", "static/demo.js", "static/landing.js"} {
 		b, err := assetFS.ReadFile(name)
 		if err != nil {
 			t.Fatal(err)
@@ -132,7 +132,7 @@ func TestScriptsParse(t *testing.T) {
 	t.Parallel()
 	node := npmtest.RequireTool(t, "node", "Node.js")
 	dir := t.TempDir()
-	for _, name := range []string{"static/link.js", "sdk/hitch.js", "static/demo.js"} {
+	for _, name := range []string{"static/link.js", "sdk/hitch.js", "static/demo.js", "static/landing.js"} {
 		b, err := assetFS.ReadFile(name)
 		if err != nil {
 			t.Fatal(err)

@@ -1,16 +1,19 @@
 /*! Hitch web SDK: opens the hosted link flow of the Hitch deployment that
  * served this script. No dependencies. docs/link.md describes it.
  *
+ * The same class, options and callbacks as knotapi-js 1.1.1, so that pages
+ * written for it work unchanged:
+ *
  *   new HitchLink().open({
  *     sessionId, clientId, environment, merchantIds, entryPoint,
  *     useCategories, useSearch, metadata, locale, mode,
- *     onSuccess(product, details), onError(product, errorCode, message),
- *     onEvent(product, event, merchant, merchantId, payload, taskId),
- *     onExit(product)
+ *     onSuccess({merchant, merchantId, product, taskId}),
+ *     onError({errorCode, errorDescription}),
+ *     onEvent({event, merchant, merchantId, taskId, product, environment, metaData}),
+ *     onExit({product})
  *   });
  *
- * window.KnotapiJS (and window.KnotapiJS.default) is the same class, so
- * pages written for knotapi-js work unchanged.
+ * window.KnotapiJS (and window.KnotapiJS.default) is the same class.
  */
 (function (window, document) {
   'use strict';
@@ -24,9 +27,46 @@
   function noop() {}
 
   // eventName turns a protocol event ("merchant clicked") into the SDK's
-  // callback name (MERCHANT_CLICKED).
+  // callback name (MERCHANT_CLICKED), as knotapi-js does.
   function eventName(name) {
-    return String(name || '').trim().toUpperCase().replace(/[\s-]+/g, '_');
+    return String(name || '').replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/[^a-zA-Z0-9]+/g, '_')
+      .replace(/_{2,}/g, '_').replace(/^_+|_+$/g, '').toUpperCase();
+  }
+
+  // ERRORS are the flow's error codes as knotapi-js reports them to
+  // onError, with its descriptions; other codes (Login_Unavailable) keep
+  // the flow's code and message.
+  var ERRORS = {
+    Session_Not_Found: { code: 'INVALID_SESSION', message: 'The session ID is invalid.' },
+    Session_Expired: { code: 'EXPIRED_SESSION', message: 'The session has expired.' },
+    Client_ID_Not_Found: { code: 'INVALID_CLIENT_ID', message: 'The client ID is invalid.' },
+    MERCHANT_ID_NOT_FOUND: { code: 'MERCHANT_ID_NOT_FOUND', message: 'Merchant ID is required in all SDKs.' }
+  };
+
+  // knotError is onError's argument for the flow's error message.
+  function knotError(p) {
+    var code = p.errorCode || 'UNKNOWN_ERROR';
+    var known = Object.prototype.hasOwnProperty.call(ERRORS, code) ? ERRORS[code] : null;
+    return {
+      errorCode: known ? known.code : code,
+      errorDescription: known ? known.message : (p.message || 'An unknown error occurred')
+    };
+  }
+
+  function present(v) { return v !== null && v !== undefined; }
+
+  // knotEvent is onEvent's argument for the flow's event message: the
+  // fields knotapi-js passes, in its order, absent rather than null.
+  function knotEvent(p, environment) {
+    var metaData = p.metaData && typeof p.metaData === 'object' ? p.metaData : {};
+    if (present(p.sendCard)) { metaData.sendCard = p.sendCard; }
+    var e = { metaData: metaData, event: eventName(p.event) };
+    if (present(p.merchant)) { e.merchant = p.merchant; }
+    if (present(p.merchantId)) { e.merchantId = p.merchantId; }
+    if (present(p.taskId)) { e.taskId = p.taskId; }
+    if (present(p.sessionType)) { e.product = p.sessionType; }
+    if (environment) { e.environment = environment; }
+    return e;
   }
 
   function HitchLink(options) {
@@ -36,14 +76,13 @@
   }
 
   // open mounts the flow in a full-screen iframe and posts it the session.
+  // A missing or wrong sessionId or clientId is the flow's to report
+  // (onError), as with knotapi-js.
   HitchLink.prototype.open = function (config) {
-    if (!config || typeof config.sessionId !== 'string' || typeof config.clientId !== 'string') {
-      throw new TypeError('HitchLink.open needs a config with sessionId and clientId strings');
-    }
+    config = config || {};
     this._teardown();
     var self = this;
     var origin = this._origin;
-    var product = config.product || null;
     var cb = {
       onSuccess: typeof config.onSuccess === 'function' ? config.onSuccess : noop,
       onError: typeof config.onError === 'function' ? config.onError : noop,
@@ -55,7 +94,7 @@
     var frame = document.createElement('iframe');
     // The client_id (not a secret; never the session) lets /link answer
     // with the frame-ancestors of the developer's allowed origins.
-    frame.src = origin + '/link?client_id=' + encodeURIComponent(config.clientId);
+    frame.src = origin + '/link?client_id=' + encodeURIComponent(typeof config.clientId === 'string' ? config.clientId : '');
     frame.title = 'Connect an account';
     frame.setAttribute('data-hitch-link', '');
     frame.style.cssText = 'position:fixed;top:0;left:0;width:100%;height:100%;border:0;margin:0;padding:0;' +
@@ -103,31 +142,31 @@
       var d = e.data;
       if (!d || typeof d.name !== 'string') { return; }
       answered = true;
-      var p = d.eventProperties && typeof d.eventProperties === 'object' ? d.eventProperties : {};
+      var p = d.eventProperties;
+      // The callbacks get what knotapi-js passes them (docs/link.md).
       switch (d.name) {
         case 'loadingFinished':
           show();
           track('track', 'LOADING_FINISHED');
           break;
         case 'event':
-          product = p.sessionType || product;
+          if (!p || typeof p !== 'object') { return; }
           track('track', eventName(p.event));
-          safe(cb.onEvent, [product, eventName(p.event), p.merchant, p.merchantId, p, p.taskId]);
+          safe(cb.onEvent, [knotEvent(p, config.environment)]);
           break;
         case 'success':
-          product = p.product || product;
           track('track', 'SUCCESS');
-          safe(cb.onSuccess, [product, p]);
+          if (p) { safe(cb.onSuccess, [p]); }
           break;
         case 'error':
           show();
           track('track', 'ERROR');
-          safe(cb.onError, [product, p.errorCode, p.message]);
+          safe(cb.onError, [knotError(p && typeof p === 'object' ? p : {})]);
           break;
         case 'close':
           track('track', 'CLOSE');
           self._teardown();
-          safe(cb.onExit, [product]);
+          safe(cb.onExit, [p]);
           break;
       }
     }
@@ -142,12 +181,11 @@
           sessionId: config.sessionId,
           clientId: config.clientId,
           environment: config.environment || null,
-          product: product,
           merchantIds: Array.isArray(config.merchantIds) ? config.merchantIds : [],
           entryPoint: config.entryPoint || null,
           useCategories: config.useCategories !== false,
           useSearch: config.useSearch !== false,
-          mode: config.mode || null,
+          mode: config.mode || 'ui',
           locale: config.locale || navigator.language || null,
           metadata: config.metadata || {}
         }

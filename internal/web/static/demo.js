@@ -15,7 +15,7 @@
     var time = document.createElement('time');
     time.textContent = new Date().toLocaleTimeString();
     var detail = document.createElement('pre');
-    detail.textContent = JSON.stringify(args, null, 1);
+    detail.textContent = JSON.stringify(args === undefined ? null : args, null, 1);
     li.appendChild(name);
     li.appendChild(time);
     li.appendChild(detail);
@@ -53,15 +53,12 @@
         sessionId: s.session,
         clientId: s.client_id,
         environment: s.environment,
-        product: body.type,
         entryPoint: 'demo',
         metadata: { source: 'demo' },
-        onSuccess: function (product, details) { entry('onSuccess', { product: product, details: details }); },
-        onError: function (product, errorCode, message) { entry('onError', { product: product, errorCode: errorCode, message: message }); },
-        onEvent: function (product, event, merchant, merchantId, payload, taskId) {
-          entry('onEvent', { product: product, event: event, merchant: merchant, merchantId: merchantId, taskId: taskId });
-        },
-        onExit: function (product) { entry('onExit', { product: product }); $('open').focus(); }
+        onSuccess: function (success) { entry('onSuccess', success); },
+        onError: function (error) { entry('onError', error); },
+        onEvent: function (event) { entry('onEvent', event); },
+        onExit: function (exit) { entry('onExit', exit); $('open').focus(); }
       });
     }).catch(function (err) {
       showError(err.message);

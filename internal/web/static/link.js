@@ -16,10 +16,11 @@
   // opens that developer's sessions only.
   var urlClientId = new URLSearchParams(window.location.search).get('client_id');
 
-  // Modes of the SDK's init that the flow knows besides none (null). The
-  // public SDK documents none; the flow has one way of working, so a mode
-  // it does not know is noted in the console and otherwise ignored.
-  var KNOWN_MODES = [];
+  // Modes of the SDK's init that the flow knows besides none (null): "ui",
+  // which knotapi-js sends by default. The flow has one way of working, so
+  // a mode it does not know ("headless") is noted in the console and
+  // otherwise ignored.
+  var KNOWN_MODES = ['ui'];
 
   // --- Text ----------------------------------------------------------------
   var strings = {};
@@ -93,7 +94,7 @@
     product: null,
     sessionId: null,
     entryPoint: null,
-    metadata: {},
+    metadata: {},        // the SDK's: echoed in events, sent with each login step
     allowed: [],         // merchant ids the session may link, by name
     searchIds: null,     // the ids of the last search (null: no search)
     category: '',
@@ -226,7 +227,7 @@
     state.session = payload.sessionId;
     state.clientId = payload.clientId;
     state.entryPoint = typeof payload.entryPoint === 'string' ? payload.entryPoint.slice(0, 100) : null;
-    state.metadata = payload.metadata && typeof payload.metadata === 'object' ? payload.metadata : {};
+    state.metadata = payload.metadata && typeof payload.metadata === 'object' && !Array.isArray(payload.metadata) ? payload.metadata : {};
     if (payload.useSearch === false) { $('search-box').hidden = true; }
     if (payload.useCategories === false) { $('categories').hidden = true; }
     var wanted = Array.isArray(payload.merchantIds) ? payload.merchantIds.map(Number).filter(function (n) { return n > 0; }) : [];
@@ -399,7 +400,8 @@
       merchant_id: state.merchant.id,
       username: username.value,
       password: password.value,
-      entry_point: state.entryPoint
+      entry_point: state.entryPoint,
+      metadata: state.metadata
     };
     password.value = ''; // the page keeps no credentials
     setError('login-error', '');
@@ -418,7 +420,7 @@
       return;
     }
     input.removeAttribute('aria-invalid');
-    var body = { challenge: state.challenge, answer: input.value.trim(), entry_point: state.entryPoint };
+    var body = { challenge: state.challenge, answer: input.value.trim(), entry_point: state.entryPoint, metadata: state.metadata };
     input.value = '';
     busy(submitId, true);
     announce(t('checking'));
@@ -494,7 +496,7 @@
       case 'pending':
         // A connector is still at the merchant, or waits its turn: wait
         // again, with the step's challenge.
-        return call('/link/api/wait', { challenge: state.challenge, entry_point: state.entryPoint }).then(outcome);
+        return call('/link/api/wait', { challenge: state.challenge, entry_point: state.entryPoint, metadata: state.metadata }).then(outcome);
       case 'unavailable':
         state.finished = true;
         clearTimers();
@@ -520,7 +522,7 @@
   function close() {
     clearTimers();
     if (state.parentOrigin) {
-      post('close');
+      post('close', state.product ? { product: state.product } : {});
       return;
     }
     window.location.reload(); // opened directly: start over

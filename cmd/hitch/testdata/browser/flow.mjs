@@ -139,12 +139,12 @@ try {
     await page.locator('iframe[data-hitch-link]').waitFor({ state: 'detached' });
     report({ viewport: vp.name, scenario: 'otp', externalUserId: otpUser, sessionId: otpSession });
 
-    // 3. An expired session: the flow says so and onError gets Session_Expired.
+    // 3. An expired session: the flow says so and onError gets EXPIRED_SESSION.
     await page.evaluate(({ session, clientId }) => {
       window.expiredErrors = [];
       new window.HitchLink().open({
         sessionId: session, clientId, environment: 'development',
-        onError: (product, code, message) => window.expiredErrors.push({ code, message }),
+        onError: (e) => window.expiredErrors.push({ code: e.errorCode, message: e.errorDescription }),
       });
     }, { session: process.env.EXPIRED_SESSION, clientId: process.env.CLIENT_ID });
     flow = page.frameLocator('iframe[data-hitch-link]');
@@ -165,7 +165,7 @@ try {
         window.spanishErrors = [];
         new window.HitchLink().open({
           sessionId: session, clientId, environment: 'development', locale: 'es-MX',
-          onError: (product, code, message) => window.spanishErrors.push({ code, message }),
+          onError: (e) => window.spanishErrors.push({ code: e.errorCode, message: e.errorDescription }),
         });
       }, { session: process.env.EXPIRED_SESSION, clientId: process.env.CLIENT_ID });
       flow = page.frameLocator('iframe[data-hitch-link]');
@@ -176,7 +176,7 @@ try {
       const lang = await flow.locator('html').getAttribute('lang');
       if (lang !== 'es') throw new Error(`<html lang> in Spanish: ${lang}`);
       const [err] = await page.evaluate(() => window.spanishErrors);
-      if (err.code !== 'Session_Expired' || !/expired/.test(err.message)) {
+      if (err.code !== 'EXPIRED_SESSION' || !/expired/.test(err.message)) {
         throw new Error(`the app's error in a Spanish flow: ${JSON.stringify(err)}`);
       }
       const src = await page.locator('iframe[data-hitch-link]').getAttribute('src');
@@ -196,7 +196,7 @@ try {
         window.refreshLink = new window.HitchLink();
         window.refreshLink.open({
           sessionId: session, clientId, environment: 'development',
-          onEvent: (product, event) => window.refreshEvents.push(event),
+          onEvent: (e) => window.refreshEvents.push(e.event),
         });
       }, { session: process.env.EXPIRING_SESSION, clientId: process.env.CLIENT_ID });
       await page.waitForFunction(() => window.refreshEvents.includes('REFRESH_SESSION_REQUEST'));

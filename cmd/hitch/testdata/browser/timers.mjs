@@ -87,8 +87,8 @@ async function open(name, expiresIn, before) {
     window.link.open({
       sessionId: value, clientId, environment: 'development',
       onSuccess: () => window.calls.push({ cb: 'onSuccess' }),
-      onError: (product, code, message) => window.calls.push({ cb: 'onError', code, message }),
-      onEvent: (product, event) => window.calls.push({ cb: 'onEvent', event }),
+      onError: (e) => window.calls.push({ cb: 'onError', code: e.errorCode, message: e.errorDescription }),
+      onEvent: (e) => window.calls.push({ cb: 'onEvent', event: e.event }),
       onExit: () => window.calls.push({ cb: 'onExit' }),
     });
   }, { value, clientId });

@@ -17,7 +17,8 @@ type AuditLogsRequest struct {
 	NextCursor string
 }
 
-// AuditRecord is one action of a team member in the dashboard.
+// AuditRecord is one action of a team member in the dashboard, or one
+// change made with the API credentials or by the operator (docs/audit.md).
 type AuditRecord struct {
 	ID       string    `json:"id"`
 	Datetime time.Time `json:"datetime"`

@@ -104,7 +104,8 @@ func (c *Client) JWEKeys(ctx context.Context) ([]JWK, error) {
 
 // SubmitCardRequest is the body of POST /card, in one of its forms: JWE
 // with TaskID; JWE with ExternalUserID and MerchantID (an account already
-// linked); or the plain User and Card with TaskID.
+// linked); or the plain User and Card, with TaskID or with ExternalUserID
+// and MerchantID.
 type SubmitCardRequest struct {
 	JWE            string    `json:"jwe,omitempty"`
 	TaskID         *int64    `json:"task_id,omitempty"`

@@ -124,6 +124,7 @@ type CreateSessionRequest struct {
 
 // Session is a session value for the SDK, with its id and expiry.
 type Session struct {
+	// Session is the value; empty after an extend by SessionID.
 	Session   string    `json:"session"`
 	SessionID string    `json:"session_id"`
 	ExpiresAt time.Time `json:"expires_at"`
@@ -135,8 +136,9 @@ func (c *Client) CreateSession(ctx context.Context, req *CreateSessionRequest) (
 	return &s, c.do(ctx, http.MethodPost, "/session/create", nil, req, &s)
 }
 
-// ExtendSession gives a live session (identified by its value) another 30
-// minutes.
+// ExtendSession gives a live session another 30 minutes from now. session
+// is its value or its SessionID; given the id, the answer's Session is
+// empty (Hitch cannot show the value again).
 func (c *Client) ExtendSession(ctx context.Context, session string) (*Session, error) {
 	var s Session
 	return &s, c.do(ctx, http.MethodPost, "/session/extend", nil, map[string]string{"session_id": session}, &s)

@@ -397,9 +397,11 @@ func testBrowserDashboard(t *testing.T, node, scripts, storeName string, db []st
 	base, env, logs := serveForBrowser(t, db, clientID)
 	api := newHitchAPI(t, clientID)
 
-	// Something to look at: an endpoint, a test event, a user with a
-	// linked account and its transactions; and an earlier day's audit
-	// records (the first ones of the log).
+	// Something to look at: an earlier day's audit records (the first ones
+	// of the log), an endpoint, a test event, a user with a linked account
+	// and its transactions.
+	auditDay := time.Now().UTC().AddDate(0, 0, -3).Truncate(24 * time.Hour)
+	writeEarlierAuditRecords(t, env, clientID, auditDay.Add(12*time.Hour), dashboardAuditFixtures)
 	receiver := httptest.NewServer(&hookRecorder{})
 	t.Cleanup(receiver.Close)
 	api.createEndpoint(t, base, receiver.URL)
@@ -411,8 +413,6 @@ func testBrowserDashboard(t *testing.T, node, scripts, storeName string, db []st
 		"merchant_id": 4, "transactions": map[string]bool{"new": true}}, nil); err != nil || status != http.StatusOK {
 		t.Fatalf("link: %d %v", status, err)
 	}
-	auditDay := time.Now().UTC().AddDate(0, 0, -3).Truncate(24 * time.Hour)
-	writeEarlierAuditRecords(t, env, clientID, auditDay.Add(12*time.Hour), dashboardAuditFixtures)
 	code, out, stderr := cli(t, env, "members", "add", "--client-id", clientID, "--email", "ada@example.com", "--role", "admin",
 		"--name", "Ada Lovelace", "--json")
 	var member struct {
@@ -477,6 +477,7 @@ func testBrowserDashboard(t *testing.T, node, scripts, storeName string, db []st
 			} `json:"outcome"`
 		} `json:"event"`
 		Actor struct {
+			Name  string `json:"name"`
 			Email string `json:"email"`
 		} `json:"actor"`
 		Context struct {
@@ -502,7 +503,12 @@ func testBrowserDashboard(t *testing.T, node, scripts, storeName string, db []st
 			action = "webhook.edit"
 		}
 		got = append(got, action+":"+r.Event.Outcome.Status)
-		if r.Event.Action != "member.add" && (r.Actor.Email != "ada@example.com" || !strings.HasPrefix(r.Context.UserAgent, "hitch-browser-test")) {
+		switch {
+		case r.Event.Action == "webhook.add": // through the API
+			if r.Actor.Name != audit.APIActorName || r.Actor.Email != "" {
+				t.Errorf("%s by %q <%s>", r.Event.Action, r.Actor.Name, r.Actor.Email)
+			}
+		case r.Event.Action != "member.add" && (r.Actor.Email != "ada@example.com" || !strings.HasPrefix(r.Context.UserAgent, "hitch-browser-test")):
 			t.Errorf("%s by %q with %q", r.Event.Action, r.Actor.Email, r.Context.UserAgent)
 		}
 	}
@@ -510,7 +516,7 @@ func testBrowserDashboard(t *testing.T, node, scripts, storeName string, db []st
 	// write nothing; a wrong current password is a failed password change.
 	perViewport := []string{"secret.view:success", "secret.rotate:success",
 		"user.view:success", "merchant.hide:success", "merchant.show:success", "signout:success"}
-	want := []string{"member.add:success", "signin:failure", "signin:success",
+	want := []string{"webhook.add:success", "member.add:success", "signin:failure", "signin:success",
 		"member.password_change:failure", "member.password_change:success",
 		"secret.view:success", "secret.rotate:success", "webhook.edit:success"}
 	want = append(want, perViewport[2:]...)

@@ -11,8 +11,10 @@ import (
 	"time"
 
 	"github.com/hitchdev/hitch/internal/app"
+	"github.com/hitchdev/hitch/internal/audit"
 	"github.com/hitchdev/hitch/internal/config"
 	"github.com/hitchdev/hitch/internal/developer"
+	"github.com/hitchdev/hitch/internal/store"
 )
 
 type runFunc = func(context.Context, *config.Config, io.Writer, io.Writer) error
@@ -101,7 +103,9 @@ func clientsRotateFlags(fs *flag.FlagSet) runFunc {
 			return err
 		}
 		defer a.Close()
-		creds, err := a.Developers.RotateSecret(ctx, *clientID, g)
+		creds, err := a.Developers.RotateSecret(ctx, *clientID, g, func(ex store.Executor) error {
+			return a.Audit.Record(ctx, ex, audit.Operator("clients rotate-secret"), *clientID, audit.ActionSecretRotate, audit.TargetSecret, nil)
+		})
 		if errors.Is(err, developer.ErrNotFound) {
 			return fmt.Errorf("clients rotate-secret: no client %q", *clientID)
 		}

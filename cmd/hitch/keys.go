@@ -10,8 +10,10 @@ import (
 	"time"
 
 	"github.com/hitchdev/hitch/internal/app"
+	"github.com/hitchdev/hitch/internal/audit"
 	"github.com/hitchdev/hitch/internal/card"
 	"github.com/hitchdev/hitch/internal/config"
+	"github.com/hitchdev/hitch/internal/store"
 )
 
 func keysRotateFlags(fs *flag.FlagSet) runFunc {
@@ -23,7 +25,11 @@ func keysRotateFlags(fs *flag.FlagSet) runFunc {
 			*grace = cfg.KeyGrace
 		}
 		return connectorCommand(func(ctx context.Context, a *hitch, out io.Writer) error {
-			jwk, err := a.Keys.Rotate(ctx, *bits, *grace)
+			// Every developer encrypts card data to the key: each one's log
+			// records the rotation.
+			jwk, err := a.Keys.Rotate(ctx, *bits, *grace, func(ex store.Executor, kid string) error {
+				return a.Audit.RecordEveryDeveloper(ctx, ex, audit.Operator("keys rotate"), audit.ActionKeyRotate, audit.TargetJWEKey, &kid)
+			})
 			if err != nil {
 				return fmt.Errorf("keys rotate: %w", err)
 			}

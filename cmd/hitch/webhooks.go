@@ -16,7 +16,6 @@ import (
 	"github.com/hitchdev/hitch/internal/config"
 	"github.com/hitchdev/hitch/internal/developer"
 	"github.com/hitchdev/hitch/internal/field"
-	"github.com/hitchdev/hitch/internal/store"
 	"github.com/hitchdev/hitch/internal/webhook"
 )
 
@@ -77,7 +76,8 @@ func webhooksAddFlags(fs *flag.FlagSet) runFunc {
 				types = append(types, strings.TrimSpace(t))
 			}
 		}
-		ep, secret, err := a.Webhooks.Create(ctx, webhook.CreateParams{ClientID: *clientID, URL: *url, EventTypes: types})
+		p := webhook.CreateParams{ClientID: *clientID, URL: *url, EventTypes: types}
+		ep, secret, err := a.Webhooks.Create(ctx, p, webhook.RecordedAdd(ctx, a.Audit, audit.Operator("webhooks add"), p))
 		if err != nil {
 			return err
 		}
@@ -163,7 +163,7 @@ func webhooksUpdateFlags(fs *flag.FlagSet) runFunc {
 		if p.URL == nil && p.EventTypes == nil {
 			return errors.New("give --url, --events or both")
 		}
-		ep, err := a.Webhooks.Update(ctx, p, operatorRecord(ctx, a, "webhooks update", audit.ActionWebhookEdit, *clientID, *id))
+		ep, err := a.Webhooks.Update(ctx, p, webhook.Recorded(ctx, a.Audit, audit.Operator("webhooks update"), audit.ActionWebhookEdit, *clientID, *id))
 		if err != nil {
 			return err
 		}
@@ -192,33 +192,12 @@ func parseEvents(raw string) ([]string, error) {
 	return types, nil
 }
 
-// operatorRecord writes the audit record of an operator's command on an
-// endpoint in the action's transaction, as hitch members add records its
-// member.add: actor "hitch <command> (operator)" with no e-mail, user agent
-// "hitch <command>". It names the endpoint by its URL as the transaction
-// leaves it, as the dashboard does.
-func operatorRecord(ctx context.Context, a *hitch, command, action, clientID, endpointID string) webhook.Also {
-	return func(ex store.Executor) error {
-		c, err := ex.ClientGetByID(ctx, clientID)
-		if err != nil {
-			return err
-		}
-		ep, err := ex.WebhookEndpointGet(ctx, clientID, endpointID)
-		if err != nil {
-			return err
-		}
-		_, err = a.Audit.Write(ctx, ex, audit.Entry{ClientID: clientID, Environment: c.Environment, Action: action,
-			Actor: audit.Actor{Name: "hitch " + command + " (operator)"}, TargetType: audit.TargetWebhookEndpoint,
-			TargetName: &ep.URL, Origin: audit.Origin{UserAgent: "hitch " + command}})
-		return err
-	}
-}
-
 func webhooksRemoveFlags(fs *flag.FlagSet) runFunc {
 	clientID := fs.String("client-id", "", "client owning the endpoint (required)")
 	id := fs.String("id", "", "endpoint to remove (required)")
 	return webhookCommand("remove", clientID, func(ctx context.Context, a *hitch, out io.Writer) error {
-		if err := a.Webhooks.Delete(ctx, *clientID, *id); err != nil {
+		if err := a.Webhooks.Delete(ctx, *clientID, *id,
+			webhook.Recorded(ctx, a.Audit, audit.Operator("webhooks remove"), audit.ActionWebhookRemove, *clientID, *id)); err != nil {
 			return err
 		}
 		fmt.Fprintf(out, "removed %s\n", *id)
@@ -231,7 +210,8 @@ func webhooksRotateFlags(fs *flag.FlagSet) runFunc {
 	id := fs.String("id", "", "endpoint whose secret to rotate (required)")
 	asJSON := fs.Bool("json", false, "print the endpoint and its new secret as JSON")
 	return webhookCommand("rotate-secret", clientID, func(ctx context.Context, a *hitch, out io.Writer) error {
-		ep, secret, err := a.Webhooks.RotateSecret(ctx, *clientID, *id)
+		ep, secret, err := a.Webhooks.RotateSecret(ctx, *clientID, *id,
+			webhook.Recorded(ctx, a.Audit, audit.Operator("webhooks rotate-secret"), audit.ActionWebhookUpdate, *clientID, *id))
 		if err != nil {
 			return err
 		}

@@ -116,29 +116,37 @@ func TestWebhooksUpdateCommand(t *testing.T) {
 		}
 
 		// Each update is one webhook.edit record by the operator, named by
-		// the URL after it; refusals recorded nothing.
+		// the URL after it; refusals recorded nothing. Each add is a
+		// webhook.add.
 		a := openTestApp(t, env)
-		for clientID, urls := range map[string][]string{
-			acme:  {"http://127.0.0.1:9/v3", "http://127.0.0.1:9/v2", "http://127.0.0.1:9/v2"}, // newest first
-			other: nil,
-			prod:  nil,
+		type rec struct{ action, url string }
+		for clientID, want := range map[string][]rec{ // newest first
+			acme: {{"webhook.edit", "http://127.0.0.1:9/v3"}, {"webhook.edit", "http://127.0.0.1:9/v2"},
+				{"webhook.edit", "http://127.0.0.1:9/v2"}, {"webhook.add", "http://127.0.0.1:9/hooks"}},
+			other: {{"webhook.add", "http://127.0.0.1:9/other"}},
+			prod:  {{"webhook.add", "https://93.184.215.14/hooks"}},
 		} {
 			page, err := audit.List(context.Background(), a.Store, audit.ListParams{ClientID: clientID, Limit: 100})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(page.Records) != len(urls) {
-				t.Fatalf("client %s has %d audit records, want %d", clientID, len(page.Records), len(urls))
+			if len(page.Records) != len(want) {
+				t.Fatalf("client %s has %d audit records, want %d", clientID, len(page.Records), len(want))
 			}
 			for i, r := range page.Records {
-				if r.Action != "webhook.edit" || r.Outcome != "success" || r.ActorName != "hitch webhooks update (operator)" ||
-					r.ActorEmail != "" || r.TargetType != "webhook_endpoint" || r.TargetName == nil || *r.TargetName != urls[i] ||
-					r.UserAgent != "hitch webhooks update" || r.IP != "" || r.Environment != "development" {
-					t.Errorf("record %d: %+v", i, r)
+				command := map[string]string{"webhook.edit": "webhooks update", "webhook.add": "webhooks add"}[want[i].action]
+				environment := "development"
+				if clientID == prod {
+					environment = "production"
+				}
+				if r.Action != want[i].action || r.Outcome != "success" || r.ActorName != "hitch "+command+" (operator)" ||
+					r.ActorEmail != "" || r.TargetType != "webhook_endpoint" || r.TargetName == nil || *r.TargetName != want[i].url ||
+					r.UserAgent != "hitch "+command || r.IP != "" || r.Environment != environment {
+					t.Errorf("client %s, record %d: %+v, want %+v", clientID, i, r, want[i])
 				}
 			}
 		}
-		if code, out, stderr := cli(t, env, "audit", "verify", "--client-id", acme); code != 0 || !strings.Contains(out, "\t3 records\tok") {
+		if code, out, stderr := cli(t, env, "audit", "verify", "--client-id", acme); code != 0 || !strings.Contains(out, "\t4 records\tok") {
 			t.Fatalf("verify: %d %q %q", code, out, stderr)
 		}
 	})

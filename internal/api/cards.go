@@ -10,9 +10,9 @@ import (
 	"github.com/hitchdev/hitch/internal/card"
 )
 
-// cardRequest is either form of POST /card (both the public API's), told apart by
-// its fields: {jwe, task_id}, {jwe, external_user_id, merchant_id}, or the
-// plain {user, card, task_id}.
+// cardRequest is either form of POST /card (both the public API's), told
+// apart by its fields: {jwe} or the plain {user, card}, each with task_id or,
+// for an account already linked, external_user_id and merchant_id.
 type cardRequest struct {
 	JWE            *string           `json:"jwe"`
 	TaskID         json.RawMessage   `json:"task_id"`
@@ -74,11 +74,8 @@ func (s *Server) submitCard(w http.ResponseWriter, r *http.Request) error {
 		if req.Card == nil {
 			return errRequired("card")
 		}
-		if taskID == nil {
-			return errRequired("task_id")
-		}
-		if req.ExternalUserID != nil || req.MerchantID != nil {
-			return errInvalidField("The plain form takes a task_id; external_user_id and merchant_id go with the jwe form.")
+		if err := s.cardTarget(&params, &req); err != nil {
+			return err
 		}
 		payload := &card.Payload{User: *req.User, Card: *req.Card}
 		req.Card = nil
@@ -96,7 +93,7 @@ func (s *Server) submitCard(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// cardTarget checks that the jwe form names a task or an account, not both.
+// cardTarget checks that either form names a task or an account, not both.
 func (s *Server) cardTarget(p *card.SubmitParams, req *cardRequest) error {
 	if p.TaskID != nil {
 		if req.ExternalUserID != nil || req.MerchantID != nil {

@@ -256,6 +256,50 @@ func TestCardForLinkedAccount(t *testing.T) {
 	}, withWorkers)
 }
 
+// The plain form takes an account already linked, as the JWE form does:
+// external_user_id and merchant_id open a task at once, and the same rules
+// refuse an unknown user, another developer's account and a mix of forms.
+func TestPlainCardForLinkedAccount(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, h *harness) {
+		ctx := context.Background()
+		good := goodCard("4242424242424242")
+		plain := func(c *client.Client, user string, merchantID int64) (*client.SubmitCardResponse, error) {
+			return c.SubmitCard(ctx, &client.SubmitCardRequest{User: &good.User, Card: &good.Card,
+				ExternalUserID: user, MerchantID: merchantID})
+		}
+		_, err := plain(h.api, "nobody", 1)
+		expectError(t, err, 404, "USER_ERROR", "USER_NOT_FOUND")
+
+		if err := h.api.DevLinkAccount(ctx, &client.DevLinkRequest{ExternalUserID: "u1", MerchantID: 1,
+			Transactions: &client.DevTransactions{New: false}}); err != nil {
+			t.Fatal(err)
+		}
+		_, err = plain(h.api, "u1", 2)
+		expectError(t, err, 404, "MERCHANT_ACCOUNT_ERROR", "MERCHANT_ACCOUNT_NOT_FOUND")
+		_, err = plain(h.clientFor(h.newDeveloper("development")), "u1", 1)
+		expectError(t, err, 404, "USER_ERROR", "USER_NOT_FOUND")
+		for name, body := range map[string]map[string]any{
+			"task and account": {"user": good.User, "card": good.Card, "task_id": 1, "external_user_id": "u1", "merchant_id": 1},
+			"account alone":    {"user": good.User, "card": good.Card, "external_user_id": "u1"},
+		} {
+			r := h.do("POST", "/card", body, nil)
+			if e := r.errorBody(t); r.status != 400 || e.Code != "INVALID_FIELD" {
+				t.Errorf("%s: %d %s", name, r.status, r.body)
+			}
+		}
+
+		res, err := plain(h.api, "u1", 1)
+		if err != nil || res.TaskID <= 0 {
+			t.Fatalf("plain card for a linked account = %+v, %v", res, err)
+		}
+		updated := h.waitEvent(t, h.clientID, "CARD_UPDATED", res.TaskID)
+		if updated.Data["card_id"] != nil || updated.ExternalUserID != "u1" || updated.Merchant["id"] != float64(1) {
+			t.Fatalf("CARD_UPDATED = %+v", updated)
+		}
+	}, withWorkers)
+}
+
 func TestCardRequestErrors(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, h *harness) {

@@ -3,12 +3,14 @@ package api
 import (
 	"net/http"
 
+	"github.com/hitchdev/hitch/internal/audit"
 	"github.com/hitchdev/hitch/internal/link"
+	"github.com/hitchdev/hitch/internal/store"
 )
 
 // The web origins a developer allows to embed its hosted link flow
-// (docs/link.md): read and replaced whole. Like the rest of the management
-// API, a change here is not audited; the dashboard's is.
+// (docs/link.md): read and replaced whole. A change is audited, as the
+// dashboard's is.
 
 type linkOriginsJSON struct {
 	AllowedOrigins []string `json:"allowed_origins"`
@@ -43,7 +45,11 @@ func (s *Server) setLinkOrigins(w http.ResponseWriter, r *http.Request) error {
 	if req.AllowedOrigins == nil {
 		return errRequired("allowed_origins")
 	}
-	origins, err := s.Links.SetAllowedOrigins(r.Context(), clientFrom(r.Context()).ID, *req.AllowedOrigins)
+	clientID := clientFrom(r.Context()).ID
+	origins, err := s.Links.SetAllowedOrigins(r.Context(), clientID, *req.AllowedOrigins, func(ex store.Executor, stored []string) error {
+		return s.Audit.Record(r.Context(), ex, s.by(r), clientID, audit.ActionLinkOriginsUpdate, audit.TargetLinkOrigins,
+			link.OriginsAuditName(stored))
+	})
 	if err != nil {
 		return err
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/hitchdev/hitch/internal/account"
+	"github.com/hitchdev/hitch/internal/audit"
 	"github.com/hitchdev/hitch/internal/card"
 	"github.com/hitchdev/hitch/internal/clientip"
 	"github.com/hitchdev/hitch/internal/connector"
@@ -57,6 +58,8 @@ type Deps struct {
 	Work *connector.Work
 	// Links links accounts after logins, and runs the hosted flow's logins.
 	Links *link.Service
+	// Audit records the management API's changes (docs/audit.md).
+	Audit *audit.Log
 	// Pages, when set, serves the web pages (the hosted link flow, the web
 	// SDK, the demo) beside the API: see routes.
 	Pages Pages
@@ -194,6 +197,12 @@ func (s *Server) authed(h handlerFunc) http.Handler {
 // limits: behind trusted proxies, read from X-Forwarded-For.
 func (s *Server) clientIP(r *http.Request) string {
 	return clientip.FromRequest(r, s.TrustedProxies)
+}
+
+// by is the actor of an audited change made with the developer's API
+// credentials, and where it came from.
+func (s *Server) by(r *http.Request) audit.By {
+	return audit.API(s.clientIP(r), r.UserAgent())
 }
 
 // clientFrom returns the authenticated developer of the request.

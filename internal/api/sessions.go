@@ -20,7 +20,7 @@ type createSessionRequest struct {
 }
 
 // sessionResponse adds session_id (the id webhooks carry) and expires_at to
-// the wire's {session}.
+// the wire's {session}: the answer to a create.
 type sessionResponse struct {
 	Session   string    `json:"session"`
 	SessionID string    `json:"session_id"`
@@ -91,6 +91,17 @@ type extendSessionRequest struct {
 	SessionID *string `json:"session_id"`
 }
 
+// extendedSession is the answer to an extend: session is null when the
+// session was named by its session_id, since Hitch keeps only a hash of
+// the value.
+type extendedSession struct {
+	Session   *string   `json:"session"`
+	SessionID string    `json:"session_id"`
+	ExpiresAt time.Time `json:"expires_at"`
+}
+
+// extendSession takes in session_id either the session value, as the
+// public service does, or the session_id that Hitch returns beside it.
 func (s *Server) extendSession(w http.ResponseWriter, r *http.Request) error {
 	var req extendSessionRequest
 	if err := decode(r, &req); err != nil {
@@ -103,6 +114,10 @@ func (s *Server) extendSession(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, sessionResponse{Session: issued.Value, SessionID: issued.ID, ExpiresAt: issued.ExpiresAt})
+	out := extendedSession{SessionID: issued.ID, ExpiresAt: issued.ExpiresAt}
+	if issued.Value != "" {
+		out.Session = &issued.Value
+	}
+	writeJSON(w, http.StatusOK, out)
 	return nil
 }

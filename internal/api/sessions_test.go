@@ -3,6 +3,7 @@ package api_test
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -172,6 +173,70 @@ func TestExtendSession(t *testing.T) {
 		s2, _ := h.api.CreateSession(ctx, &client.CreateSessionRequest{Type: "link", ExternalUserID: "u1"})
 		h.clock.Advance(31 * time.Minute)
 		_, err = h.api.ExtendSession(ctx, s2.Session)
+		expectError(t, err, 400, "SESSION_ERROR", "EXTEND_NOT_SUPPORTED")
+	})
+}
+
+// Extend takes in session_id either the value (as the public service's
+// extend does) or the session_id returned beside it; both set the expiry to
+// 30 minutes after the call, and only the value is echoed back.
+func TestExtendSessionByValueOrID(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, h *harness) {
+		ctx := context.Background()
+		s, err := h.api.CreateSession(ctx, &client.CreateSessionRequest{Type: "card_switcher", ExternalUserID: "u1", CardID: ptr("card-1")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		extend := func(ref string) (map[string]any, *response) {
+			t.Helper()
+			r := h.do("POST", "/session/extend", map[string]string{"session_id": ref}, nil)
+			var body map[string]any
+			if r.status == 200 {
+				if err := json.Unmarshal(r.body, &body); err != nil {
+					t.Fatal(err)
+				}
+			}
+			return body, r
+		}
+		want := func(body map[string]any, session any) {
+			t.Helper()
+			expires := h.clock.Now().Add(30 * time.Minute).Format(time.RFC3339Nano)
+			if body["session"] != session || body["session_id"] != s.SessionID || body["expires_at"] != expires {
+				t.Fatalf("extended = %v, want session %v, expires_at %s", body, session, expires)
+			}
+		}
+
+		h.clock.Advance(20 * time.Minute)
+		body, r := extend(s.Session)
+		if r.status != 200 {
+			t.Fatalf("extend by value: %d %s", r.status, r.body)
+		}
+		want(body, s.Session)
+		h.clock.Advance(20 * time.Minute) // past the creation's expiry
+		body, r = extend(s.SessionID)
+		if r.status != 200 {
+			t.Fatalf("extend by session_id: %d %s", r.status, r.body)
+		}
+		want(body, nil)
+		// The value still opens the session the id extended.
+		h.clock.Advance(20 * time.Minute)
+		if body, r = extend(s.Session); r.status != 200 {
+			t.Fatalf("extend by value after the id: %d %s", r.status, r.body)
+		}
+		want(body, s.Session)
+
+		other := h.clientFor(h.newDeveloper("development"))
+		// An unknown id, and the id in another spelling than the one returned.
+		for _, ref := range []string{"0b8f8f4e-3c1d-4b7a-9a55-2f6f0e4c9d21", strings.ToUpper(s.SessionID), "{" + s.SessionID + "}"} {
+			_, err := h.api.ExtendSession(ctx, ref)
+			expectError(t, err, 404, "SESSION_ERROR", "SESSION_NOT_FOUND")
+		}
+		_, err = other.ExtendSession(ctx, s.SessionID)
+		expectError(t, err, 404, "SESSION_ERROR", "SESSION_NOT_FOUND")
+
+		h.clock.Advance(31 * time.Minute)
+		_, err = h.api.ExtendSession(ctx, s.SessionID)
 		expectError(t, err, 400, "SESSION_ERROR", "EXTEND_NOT_SUPPORTED")
 	})
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/hitchdev/hitch/internal/audit"
 	"github.com/hitchdev/hitch/internal/event"
 	"github.com/hitchdev/hitch/internal/store"
 	"github.com/hitchdev/hitch/internal/webhook"
@@ -50,8 +51,8 @@ func (s *Server) createEndpoint(w http.ResponseWriter, r *http.Request) error {
 	if req.URL == nil {
 		return errRequired("url")
 	}
-	ep, secret, err := s.Webhooks.Create(r.Context(), webhook.CreateParams{
-		ClientID: clientFrom(r.Context()).ID, URL: *req.URL, EventTypes: req.Events})
+	p := webhook.CreateParams{ClientID: clientFrom(r.Context()).ID, URL: *req.URL, EventTypes: req.Events}
+	ep, secret, err := s.Webhooks.Create(r.Context(), p, webhook.RecordedAdd(r.Context(), s.Audit, s.by(r), p))
 	if err != nil {
 		return err
 	}
@@ -73,7 +74,9 @@ func (s *Server) listEndpoints(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) deleteEndpoint(w http.ResponseWriter, r *http.Request) error {
-	if err := s.Webhooks.Delete(r.Context(), clientFrom(r.Context()).ID, r.PathValue("id")); err != nil {
+	clientID, id := clientFrom(r.Context()).ID, r.PathValue("id")
+	if err := s.Webhooks.Delete(r.Context(), clientID, id,
+		webhook.Recorded(r.Context(), s.Audit, s.by(r), audit.ActionWebhookRemove, clientID, id)); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, success)
@@ -92,8 +95,9 @@ func (s *Server) updateEndpoint(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	ep, err := s.Webhooks.Update(r.Context(), webhook.UpdateParams{ClientID: clientFrom(r.Context()).ID, ID: r.PathValue("id"),
-		URL: req.URL, EventTypes: req.Events})
+	clientID, id := clientFrom(r.Context()).ID, r.PathValue("id")
+	ep, err := s.Webhooks.Update(r.Context(), webhook.UpdateParams{ClientID: clientID, ID: id, URL: req.URL, EventTypes: req.Events},
+		webhook.Recorded(r.Context(), s.Audit, s.by(r), audit.ActionWebhookEdit, clientID, id))
 	if err != nil {
 		return err
 	}
@@ -102,7 +106,9 @@ func (s *Server) updateEndpoint(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) rotateEndpointSecret(w http.ResponseWriter, r *http.Request) error {
-	ep, secret, err := s.Webhooks.RotateSecret(r.Context(), clientFrom(r.Context()).ID, r.PathValue("id"))
+	clientID, id := clientFrom(r.Context()).ID, r.PathValue("id")
+	ep, secret, err := s.Webhooks.RotateSecret(r.Context(), clientID, id,
+		webhook.Recorded(r.Context(), s.Audit, s.by(r), audit.ActionWebhookUpdate, clientID, id))
 	if err != nil {
 		return err
 	}

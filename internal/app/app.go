@@ -216,6 +216,7 @@ func New(cfg *config.Config, d Deps) (*App, error) {
 		Connectors:     a.Connectors,
 		Work:           a.Work,
 		Links:          a.Links,
+		Audit:          a.Audit,
 		Pages:          pages,
 		Metrics:        a.Metrics,
 		Catalog:        catalog,

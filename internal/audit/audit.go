@@ -1,7 +1,9 @@
 // Package audit keeps each developer's audit log of what its team does in
-// the dashboard: append-only records, each chained to the one before by a
-// SHA-256 hash, so that changing, removing or reordering a record is found
-// by Verify (hitch audit verify).
+// the dashboard, and of every change to its credentials, keys, webhook
+// endpoints, allowed origins and members made through the API or by the
+// operator's hitch commands: append-only records, each chained to the one
+// before by a SHA-256 hash, so that changing, removing or reordering a
+// record is found by Verify (hitch audit verify).
 //
 // A record is written in the database transaction of the action it records
 // (Write takes the transaction's Executor), so the two commit or roll back
@@ -46,6 +48,10 @@ const (
 	// ActionLinkOriginsUpdate: the web origins allowed to embed the link
 	// flow are replaced.
 	ActionLinkOriginsUpdate = "link.origins_update"
+	// ActionKeyRotate: the deployment's JWE key is rotated. Every
+	// developer encrypts card data to it, so every developer's log
+	// records it.
+	ActionKeyRotate = "key.rotate"
 )
 
 // Outcomes.
@@ -66,6 +72,9 @@ const (
 	// TargetLinkOrigins is the developer's list of allowed origins, named
 	// by the list as stored (null when emptied).
 	TargetLinkOrigins = "link_origins"
+	// TargetJWEKey is the deployment's card data key, named by the new
+	// key's kid (public: GET /jwe/key serves it).
+	TargetJWEKey = "jwe_key"
 )
 
 const (
@@ -81,7 +90,7 @@ var Actions = []string{ActionSignIn, ActionSignOut, ActionMemberAdd, ActionMembe
 	ActionMemberPasswordChange,
 	ActionSecretView, ActionSecretRotate, ActionWebhookAdd, ActionWebhookRemove, ActionWebhookUpdate, ActionWebhookEdit,
 	ActionWebhookTest, ActionEventResend, ActionMerchantHide, ActionMerchantShow, ActionUserView,
-	ActionLinkOriginsUpdate}
+	ActionLinkOriginsUpdate, ActionKeyRotate}
 
 // Actor is who did it: a member's name and e-mail.
 type Actor struct {
@@ -93,6 +102,30 @@ type Actor struct {
 type Origin struct {
 	IP        string
 	UserAgent string
+}
+
+// APIActorName is the actor of a change made through the API with the
+// developer's credentials: there is no member to name, and the e-mail is
+// empty.
+const APIActorName = "API credentials"
+
+// By is who made a change that no dashboard sign-in made, and from where.
+type By struct {
+	Actor  Actor
+	Origin Origin
+}
+
+// API is a call with the developer's API credentials from ip, whose
+// User-Agent header was userAgent.
+func API(ip, userAgent string) By {
+	return By{Actor: Actor{Name: APIActorName}, Origin: Origin{IP: ip, UserAgent: userAgent}}
+}
+
+// Operator is the operator's command "hitch <command>": actor
+// "hitch <command> (operator)" with no e-mail, user agent "hitch <command>"
+// and no IP.
+func Operator(command string) By {
+	return By{Actor: Actor{Name: "hitch " + command + " (operator)"}, Origin: Origin{UserAgent: "hitch " + command}}
 }
 
 // Entry is a record to write.
@@ -162,6 +195,37 @@ func (l *Log) Write(ctx context.Context, ex store.Executor, e Entry) (*store.Aud
 		return nil, err
 	}
 	return r, nil
+}
+
+// Record writes by's record of action on the developer's target in the
+// transaction ex, in the developer's environment (read in ex; an unknown
+// developer is store.ErrNotFound).
+func (l *Log) Record(ctx context.Context, ex store.Executor, by By, clientID, action, targetType string, targetName *string) error {
+	c, err := ex.ClientGetByID(ctx, clientID)
+	if err != nil {
+		return err
+	}
+	_, err = l.Write(ctx, ex, Entry{ClientID: c.ID, Environment: c.Environment, Action: action, Actor: by.Actor,
+		TargetType: targetType, TargetName: targetName, Origin: by.Origin})
+	return err
+}
+
+// RecordEveryDeveloper writes by's record of a change to what every
+// developer shares (the deployment's JWE key) in each developer's log, in
+// the transaction ex. Developers are taken in one order (ClientList's), so
+// two such writers wait for each other rather than deadlock.
+func (l *Log) RecordEveryDeveloper(ctx context.Context, ex store.Executor, by By, action, targetType string, targetName *string) error {
+	clients, err := ex.ClientList(ctx)
+	if err != nil {
+		return err
+	}
+	for _, c := range clients {
+		if _, err := l.Write(ctx, ex, Entry{ClientID: c.ID, Environment: c.Environment, Action: action, Actor: by.Actor,
+			TargetType: targetType, TargetName: targetName, Origin: by.Origin}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // clip bounds a field a client controls (a user agent) to 4 KiB, on a

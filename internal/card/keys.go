@@ -107,8 +107,10 @@ func (k *Keys) Usable(ctx context.Context) ([]*PublicJWK, error) {
 
 // Rotate makes a new key of bits bits the current one. Every other key
 // keeps decrypting until grace has passed (or sooner, if it was already
-// retiring), and keys whose grace is over lose their private half.
-func (k *Keys) Rotate(ctx context.Context, bits int, grace time.Duration) (*PublicJWK, error) {
+// retiring), and keys whose grace is over lose their private half. also
+// runs in the same transaction, with the new key's kid (the audit records
+// of the rotation).
+func (k *Keys) Rotate(ctx context.Context, bits int, grace time.Duration, also ...func(ex store.Executor, kid string) error) (*PublicJWK, error) {
 	if bits < KeyBits {
 		return nil, fmt.Errorf("card: rotate: keys must have at least %d bits", KeyBits)
 	}
@@ -138,7 +140,15 @@ func (k *Keys) Rotate(ctx context.Context, bits int, grace time.Duration) (*Publ
 		if _, err := ex.JWEKeyInsert(ctx, params); err != nil {
 			return err
 		}
-		return ex.JWEKeyRetireOthers(ctx, jwk.Kid, now.Add(grace), now)
+		if err := ex.JWEKeyRetireOthers(ctx, jwk.Kid, now.Add(grace), now); err != nil {
+			return err
+		}
+		for _, fn := range also {
+			if err := fn(ex, jwk.Kid); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("card: rotate: %w", err)

@@ -299,3 +299,35 @@ func IsOriginError(err error) bool {
 	var oe *OriginError
 	return errors.As(err, &oe) || errors.Is(err, ErrTooManyOrigins)
 }
+
+// maxOriginsName keeps the record's target name under the audit log's
+// field limit (4 KiB), which would otherwise cut the last origin short
+// and make it read as another one.
+const maxOriginsName = 4000
+
+// OriginsAuditName names a stored list in its audit record: the origins,
+// space-separated, or as many whole ones as fit and how many more; nil for
+// none.
+func OriginsAuditName(stored []string) *string {
+	if len(stored) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	for i, o := range stored {
+		sep := min(i, 1)
+		need := b.Len() + sep + len(o)
+		if rest := len(stored) - i - 1; rest > 0 {
+			need += len(fmt.Sprintf(" (and %d more)", rest))
+		}
+		if need > maxOriginsName {
+			fmt.Fprintf(&b, " (and %d more)", len(stored)-i)
+			break
+		}
+		if sep > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(o)
+	}
+	name := b.String()
+	return &name
+}

@@ -3,6 +3,7 @@ package link
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -114,6 +115,29 @@ func TestFrameAncestorsFor(t *testing.T) {
 	for _, tc := range tests {
 		if got := FrameAncestorsFor(tc.env, tc.origins); got != tc.want {
 			t.Errorf("FrameAncestorsFor(%s, %q) = %q, want %q", tc.env, tc.origins, got, tc.want)
+		}
+	}
+}
+
+func TestOriginsAuditName(t *testing.T) {
+	t.Parallel()
+	if got := OriginsAuditName(nil); got != nil {
+		t.Fatalf("no origins: %q", *got)
+	}
+	if got := OriginsAuditName([]string{"https://a.example", "https://b.example"}); *got != "https://a.example https://b.example" {
+		t.Fatalf("short list: %q", *got)
+	}
+	var long []string
+	for i := range 20 {
+		long = append(long, "https://"+strings.Repeat(string(rune('a'+i)), 250)+".example")
+	}
+	got := *OriginsAuditName(long)
+	if len(got) > maxOriginsName || !strings.HasSuffix(got, " more)") {
+		t.Fatalf("long list: %d bytes, ends %q", len(got), got[max(0, len(got)-20):])
+	}
+	for _, part := range strings.Fields(strings.TrimSuffix(got, got[strings.Index(got, " (and"):])) {
+		if !slices.Contains(long, part) {
+			t.Fatalf("long list names %q, which is not one of the origins", part)
 		}
 	}
 }

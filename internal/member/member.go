@@ -243,7 +243,7 @@ func (p *Principal) Entry(action, targetType string, targetName *string, origin 
 }
 
 // OperatorActor is the actor of members added with the hitch command.
-var OperatorActor = audit.Actor{Name: "hitch members add (operator)"}
+var OperatorActor = audit.Operator("members add").Actor
 
 // AddParams describe a new member.
 type AddParams struct {

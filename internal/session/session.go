@@ -92,6 +92,7 @@ type CreateParams struct {
 // Issued is a session as returned to the developer: the value is shown only
 // here.
 type Issued struct {
+	// Value is the session's bearer value ("" after an extend by id).
 	Value     string
 	ID        string
 	ExpiresAt time.Time
@@ -158,9 +159,19 @@ func (s *Service) Create(ctx context.Context, p CreateParams) (*Issued, error) {
 	return &Issued{Value: value, ID: params.ID, ExpiresAt: params.ExpiresAt}, nil
 }
 
-// Extend gives a live session another Lifetime from now.
-func (s *Service) Extend(ctx context.Context, clientID, value string) (*Issued, error) {
-	sess, err := s.Lookup(ctx, clientID, value)
+// Extend gives a live session another Lifetime from now. ref names it by
+// its value, as the public service's extend does, or by its public id (the
+// session_id returned beside the value); the Issued carries the value only
+// when ref is the value, since only its hash is kept.
+func (s *Service) Extend(ctx context.Context, clientID, ref string) (*Issued, error) {
+	var sess *store.Session
+	var err error
+	byValue := strings.HasPrefix(ref, ValuePrefix)
+	if byValue {
+		sess, err = s.Lookup(ctx, clientID, ref)
+	} else {
+		sess, err = s.lookupByID(ctx, clientID, ref)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -171,7 +182,11 @@ func (s *Service) Extend(ctx context.Context, clientID, value string) (*Issued, 
 	if _, err := s.store.SessionUpdateExpiry(ctx, &store.SessionUpdateExpiryParams{ClientID: clientID, ID: sess.ID, ExpiresAt: expires}); err != nil {
 		return nil, fmt.Errorf("session: extend: %w", err)
 	}
-	return &Issued{Value: value, ID: sess.ID, ExpiresAt: expires}, nil
+	issued := &Issued{ID: sess.ID, ExpiresAt: expires}
+	if byValue {
+		issued.Value = ref
+	}
+	return issued, nil
 }
 
 // Lookup returns the live session a developer issued with this value: the
@@ -183,6 +198,22 @@ func (s *Service) Lookup(ctx context.Context, clientID, value string) (*store.Se
 		return nil, ErrNotFound
 	}
 	sess, err := s.store.SessionGetByTokenHash(ctx, clientID, hash)
+	return s.live(sess, err)
+}
+
+// lookupByID is Lookup by the session's public id, which only the
+// developer's own credentials may use (it is no bearer secret).
+func (s *Service) lookupByID(ctx context.Context, clientID, id string) (*store.Session, error) {
+	if u, err := uuid.Parse(id); err != nil || u.String() != id {
+		return nil, ErrNotFound
+	}
+	sess, err := s.store.SessionGet(ctx, clientID, id)
+	return s.live(sess, err)
+}
+
+// live returns a session found (or the error of finding it), or ErrExpired
+// when it is past its expiry.
+func (s *Service) live(sess *store.Session, err error) (*store.Session, error) {
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, ErrNotFound
 	}

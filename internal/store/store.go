@@ -78,6 +78,8 @@ type Executor interface {
 
 	SessionInsert(ctx context.Context, params *SessionInsertParams) (*Session, error)
 	SessionGetByTokenHash(ctx context.Context, clientID string, tokenHash []byte) (*Session, error)
+	// SessionGet finds a session by its public id (a UUID in canonical form).
+	SessionGet(ctx context.Context, clientID, id string) (*Session, error)
 	SessionUpdateExpiry(ctx context.Context, params *SessionUpdateExpiryParams) (*Session, error)
 
 	// AccountLink inserts the user's account at a merchant, or links again

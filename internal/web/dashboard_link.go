@@ -70,12 +70,8 @@ func (d *dashboard) setLinkOrigins(w http.ResponseWriter, r *http.Request, p *me
 		}
 	}
 	_, err := d.Links.SetAllowedOrigins(r.Context(), p.Client.ID, given, func(ex store.Executor, stored []string) error {
-		var name *string
-		if len(stored) > 0 {
-			joined := originsName(stored)
-			name = &joined
-		}
-		_, err := d.Audit.Write(r.Context(), ex, p.Entry(audit.ActionLinkOriginsUpdate, audit.TargetLinkOrigins, name, origin(r)))
+		_, err := d.Audit.Write(r.Context(), ex, p.Entry(audit.ActionLinkOriginsUpdate, audit.TargetLinkOrigins,
+			link.OriginsAuditName(stored), origin(r)))
 		return err
 	})
 	var bad *link.OriginError
@@ -104,31 +100,4 @@ func (d *dashboard) refuseLinkOrigins(w http.ResponseWriter, r *http.Request, p 
 func redirectLink(w http.ResponseWriter, r *http.Request, notice string) error {
 	http.Redirect(w, r, linkSettingsPath+"?notice="+notice, http.StatusSeeOther)
 	return nil
-}
-
-// maxOriginsName keeps the record's target name under the audit log's
-// field limit (4 KiB), which would otherwise cut the last origin short
-// and make it read as another one.
-const maxOriginsName = 4000
-
-// originsName names a stored list in the audit record: the origins,
-// space-separated, or as many whole ones as fit and how many more.
-func originsName(stored []string) string {
-	var b strings.Builder
-	for i, o := range stored {
-		sep := min(i, 1)
-		need := b.Len() + sep + len(o)
-		if rest := len(stored) - i - 1; rest > 0 {
-			need += len(fmt.Sprintf(" (and %d more)", rest))
-		}
-		if need > maxOriginsName {
-			fmt.Fprintf(&b, " (and %d more)", len(stored)-i)
-			break
-		}
-		if sep > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(o)
-	}
-	return b.String()
 }

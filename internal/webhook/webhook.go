@@ -22,6 +22,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/tidwall/gjson"
 
+	"github.com/hitchdev/hitch/internal/audit"
 	"github.com/hitchdev/hitch/internal/event"
 	"github.com/hitchdev/hitch/internal/field"
 	"github.com/hitchdev/hitch/internal/netguard"
@@ -154,9 +155,31 @@ type CreateParams struct {
 	EventTypes []string
 }
 
-// Also is work that commits with an action, in its transaction: the
-// dashboard's audit record of it.
+// Also is work that commits with an action, in its transaction: the audit
+// record of it.
 type Also = func(ex store.Executor) error
+
+// Recorded is the Also that writes by's audit record of action on the
+// developer's endpoint id, named by its URL as the action's transaction
+// sees it (after an edit, the new one). An unknown endpoint is
+// store.ErrNotFound, which the action answers as ErrNotFound.
+func Recorded(ctx context.Context, log *audit.Log, by audit.By, action, clientID, id string) Also {
+	return func(ex store.Executor) error {
+		ep, err := ex.WebhookEndpointGet(ctx, clientID, id)
+		if err != nil {
+			return err
+		}
+		return log.Record(ctx, ex, by, clientID, action, audit.TargetWebhookEndpoint, &ep.URL)
+	}
+}
+
+// RecordedAdd is the Also of Create that writes by's webhook.add record,
+// named by the endpoint's URL.
+func RecordedAdd(ctx context.Context, log *audit.Log, by audit.By, p CreateParams) Also {
+	return func(ex store.Executor) error {
+		return log.Record(ctx, ex, by, p.ClientID, audit.ActionWebhookAdd, audit.TargetWebhookEndpoint, &p.URL)
+	}
+}
 
 // runAlso runs each of also in ex.
 func runAlso(ex store.Executor, also []Also) error {
@@ -259,13 +282,14 @@ func (s *Service) Get(ctx context.Context, clientID, id string) (*Endpoint, erro
 }
 
 // Delete removes an endpoint; its pending deliveries are dropped when they
-// come up. also runs in the same transaction.
+// come up. also runs in the same transaction, before the removal, so that
+// it still sees the endpoint (an audit record names it by its URL).
 func (s *Service) Delete(ctx context.Context, clientID, id string, also ...Also) error {
 	err := s.store.InTx(ctx, func(ex store.Executor) error {
-		if err := ex.WebhookEndpointDelete(ctx, clientID, id); err != nil {
+		if err := runAlso(ex, also); err != nil {
 			return err
 		}
-		return runAlso(ex, also)
+		return ex.WebhookEndpointDelete(ctx, clientID, id)
 	})
 	if errors.Is(err, store.ErrNotFound) {
 		return ErrNotFound

@@ -211,6 +211,10 @@ func (e *executor) SessionGetByTokenHash(ctx context.Context, clientID string, t
 	return e.sessionGet(ctx, clientID, `s.token_hash = $2`, tokenHash)
 }
 
+func (e *executor) SessionGet(ctx context.Context, clientID, id string) (*store.Session, error) {
+	return e.sessionGet(ctx, clientID, `s.id = $2`, id)
+}
+
 func (e *executor) SessionUpdateExpiry(ctx context.Context, p *store.SessionUpdateExpiryParams) (*store.Session, error) {
 	n, err := e.conn.Exec(ctx, `UPDATE sessions SET expires_at = $3 WHERE client_id = $1 AND id = $2`,
 		p.ClientID, p.ID, e.ts(p.ExpiresAt))

@@ -191,6 +191,12 @@ func TestSessions(t *testing.T) {
 		if _, err := st.SessionGetByTokenHash(ctx, "b", []byte("hash-1")); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("other tenant read the session: %v", err)
 		}
+		if got, err := st.SessionGet(ctx, "a", s.ID); err != nil || got.ID != s.ID || got.ExternalUserID != "user-1" {
+			t.Fatalf("get by id: %v %+v", err, got)
+		}
+		if _, err := st.SessionGet(ctx, "b", s.ID); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("other tenant read the session by id: %v", err)
+		}
 		later := t0.Add(time.Hour)
 		ext, err := st.SessionUpdateExpiry(ctx, &store.SessionUpdateExpiryParams{ClientID: "a", ID: s.ID, ExpiresAt: later})
 		if err != nil || !ext.ExpiresAt.Equal(later) {

@@ -17,6 +17,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"net/url"
 	"strconv"
 	"time"
 
@@ -158,6 +159,9 @@ func NewLog(now func() time.Time) *Log { return &Log{now: now} }
 func (l *Log) Write(ctx context.Context, ex store.Executor, e Entry) (*store.AuditRecord, error) {
 	if e.Outcome == "" {
 		e.Outcome = OutcomeSuccess
+	}
+	if e.TargetType == TargetWebhookEndpoint && e.TargetName != nil {
+		e.TargetName = endpointName(*e.TargetName)
 	}
 	seq, err := ex.ClientAuditSeqNext(ctx, e.ClientID)
 	if err != nil {
@@ -386,4 +390,15 @@ func VerifyAll(ctx context.Context, st store.Store) ([]*Head, error) {
 func IsBreak(err error) bool {
 	var b *BreakError
 	return errors.As(err, &b)
+}
+
+// endpointName names a webhook endpoint by its URL without the query and
+// fragment, where a developer may have put a token: the log keeps no secret.
+func endpointName(raw string) *string {
+	u, err := url.Parse(raw)
+	if err != nil || (u.RawQuery == "" && u.Fragment == "" && !u.ForceQuery) {
+		return &raw
+	}
+	name := (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path, RawPath: u.RawPath}).String() + "?…"
+	return &name
 }

@@ -181,7 +181,8 @@ func New(cfg *config.Config, d Deps) (*App, error) {
 			Members: a.Members, Audit: a.Audit, Store: st, Developers: a.Developers, Webhooks: a.Webhooks, Links: a.Links,
 			SecureCookies: strings.HasPrefix(cfg.PublicURL, "https://"), SecretGrace: cfg.SecretGrace}}
 	if development {
-		pagesConfig.Demo = &web.Demo{Sessions: a.Sessions, Developers: a.Developers, ClientID: cfg.DevClientID}
+		pagesConfig.Demo = &web.Demo{Sessions: a.Sessions, Developers: a.Developers, Cards: a.Cards,
+			CardWindow: cfg.CardWindow, ClientID: cfg.DevClientID}
 	}
 	pages, err := web.New(pagesConfig)
 	if err != nil {

@@ -46,8 +46,9 @@ type Config struct {
 	// merchant logos. Default http://<Addr>, with the port serve listens
 	// on (ListeningOn).
 	PublicURL string
-	// publicURLFromAddr: PublicURL was not set, so it follows Addr.
-	publicURLFromAddr bool
+	// derivedPublicURL is the PublicURL that Validate derived from Addr,
+	// "" when one was configured.
+	derivedPublicURL string
 	// RateLimit is the sustained requests per second allowed per client on
 	// each node (0 turns limiting off). Default 100.
 	RateLimit float64
@@ -406,8 +407,9 @@ func (c *Config) Validate() error {
 	default:
 		return fmt.Errorf("invalid --log-level %q (HITCH_LOG_LEVEL): must be debug, info, warn or error", c.LogLevel)
 	}
-	if c.PublicURL == "" || c.publicURLFromAddr {
-		c.PublicURL, c.publicURLFromAddr = addrURL(host, port), true
+	if c.PublicURL == "" {
+		c.PublicURL = addrURL(host, port)
+		c.derivedPublicURL = c.PublicURL
 	}
 	u, err := url.Parse(c.PublicURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -467,18 +469,19 @@ func addrURL(host, port string) string {
 // PublicURLSet reports whether PublicURL was configured rather than
 // derived from Addr: a command other than serve knows no more than the
 // configuration, so only a configured URL is sure to name the server.
-func (c *Config) PublicURLSet() bool { return !c.publicURLFromAddr }
+func (c *Config) PublicURLSet() bool { return c.PublicURL != c.derivedPublicURL }
 
 // ListeningOn tells the configuration the address serve listens on, which
 // differs from Addr when Addr's port is 0: a PublicURL derived from Addr
 // then takes the real port.
 func (c *Config) ListeningOn(addr net.Addr) {
 	tcp, ok := addr.(*net.TCPAddr)
-	if !c.publicURLFromAddr || !ok {
+	if c.PublicURLSet() || !ok {
 		return
 	}
 	host, _, _ := net.SplitHostPort(c.Addr)
 	c.PublicURL = addrURL(host, strconv.Itoa(tcp.Port))
+	c.derivedPublicURL = c.PublicURL
 }
 
 // Database parses DatabaseURL.

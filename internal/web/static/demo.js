@@ -27,10 +27,41 @@
     $('demo-error').hidden = !text;
   }
 
+  // The card switcher's card is the developer's server's to post: the
+  // choice shows for that product only.
+  var cardChoice = $('card-choice');
+  function showCardChoice() { if (cardChoice) { cardChoice.hidden = $('type').value !== 'card_switcher'; } }
+  $('type').addEventListener('change', showCardChoice);
+  showCardChoice();
+
+  // postCard does what the developer's server does after a card switcher
+  // login: posts the card for the login's task, or, with no card chosen,
+  // lets the task fail when its window ends.
+  function postCard(taskId, number) {
+    if (!taskId) { return; }
+    if (!number) {
+      entry('server: no card', { taskId: taskId, message: 'No card posted: CARD_FAILED follows when the card window ends (' +
+        $('card-note').dataset.window + ').' });
+      return;
+    }
+    fetch('/demo/card', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ task_id: taskId, number: number }),
+      cache: 'no-store'
+    }).then(function (resp) {
+      return resp.json().then(function (data) {
+        entry(resp.ok ? 'server: POST /card' : 'server: POST /card failed',
+          resp.ok ? { taskId: taskId, card: number, message: 'Posted: CARD_UPDATED or CARD_FAILED follows.' } : data);
+      });
+    }).catch(function (err) { entry('server: POST /card failed', { message: err.message }); });
+  }
+
   $('demo-form').addEventListener('submit', function (e) {
     e.preventDefault();
     showError('');
     var body = { type: $('type').value, external_user_id: $('external-user-id').value.trim() };
+    var cardNumber = cardChoice ? $('demo-card').value : '';
     if ($('merchant').value) { body.merchant_id = Number($('merchant').value); }
     $('open').disabled = true;
     fetch('/demo/session', {
@@ -56,7 +87,10 @@
         product: body.type,
         entryPoint: 'demo',
         metadata: { source: 'demo' },
-        onSuccess: function (product, details) { entry('onSuccess', { product: product, details: details }); },
+        onSuccess: function (product, details) {
+          entry('onSuccess', { product: product, details: details });
+          if (cardChoice && body.type === 'card_switcher') { postCard(details && details.taskId, cardNumber); }
+        },
         onError: function (product, errorCode, message) { entry('onError', { product: product, errorCode: errorCode, message: message }); },
         onEvent: function (product, event, merchant, merchantId, payload, taskId) {
           entry('onEvent', { product: product, event: event, merchant: merchant, merchantId: merchantId, taskId: taskId });

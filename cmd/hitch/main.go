@@ -1,5 +1,6 @@
 // Command hitch runs the Hitch service and its operator commands:
 //
+//	hitch help                       list the commands (also hitch -h)
 //	hitch [serve]                    run the API (the default)
 //	hitch migrate                    apply database migrations and exit
 //	hitch clients create --name N    create a developer account (tenant)
@@ -77,6 +78,14 @@ var commands = []command{
 
 // run parses args and runs one command, returning the exit code.
 func run(ctx context.Context, args, environ []string, out, errOut io.Writer) int {
+	if len(args) > 0 && isHelp(args[0]) {
+		// hitch help COMMAND is hitch COMMAND -h.
+		if len(args) == 1 {
+			usage(out)
+			return 0
+		}
+		args = append(args[1:len(args):len(args)], "-h")
+	}
 	cmd, rest, ok := findCommand(args)
 	if !ok {
 		fmt.Fprintf(errOut, "hitch: unknown command %q\n\n", strings.Join(leadingWords(args), " "))
@@ -118,6 +127,15 @@ func findCommand(args []string) (command, []string, bool) {
 	return command{}, nil, false
 }
 
+// isHelp reports whether a first argument asks for the list of commands.
+func isHelp(arg string) bool {
+	switch arg {
+	case "help", "-h", "-help", "--help":
+		return true
+	}
+	return false
+}
+
 func leadingWords(args []string) []string {
 	var words []string
 	for _, a := range args {
@@ -133,9 +151,9 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: hitch <command> [flags]")
 	fmt.Fprintln(w, "\ncommands:")
 	for _, c := range commands {
-		fmt.Fprintf(w, "  %-22s %s\n", c.name, c.usage)
+		fmt.Fprintf(w, "  %-23s %s\n", c.name, c.usage)
 	}
-	fmt.Fprintln(w, "\nRun 'hitch <command> -h' for the flags; every command takes the configuration flags.")
+	fmt.Fprintln(w, "\nRun 'hitch <command> -h' or 'hitch help <command>' for its flags; every command takes the configuration flags.")
 }
 
 func lookupIn(environ []string) func(string) string {

@@ -47,9 +47,15 @@ func membersAddFlags(fs *flag.FlagSet) runFunc {
 			return json.NewEncoder(out).Encode(map[string]string{"id": m.ID, "client_id": m.ClientID, "email": m.Email,
 				"name": m.Name, "role": m.Role, "password": password})
 		}
+		// Only a configured public URL is sure to name the server: this
+		// command does not know which address a running serve listens on.
+		where := "the dashboard (/dashboard on Hitch's address)"
+		if cfg.PublicURLSet() {
+			where = cfg.PublicURL + "/dashboard"
+		}
 		fmt.Fprintf(out, "email:    %s\nname:     %s\nrole:     %s\npassword: %s\n\n"+
-			"The password is shown only now. Sign in at %s/dashboard, where the member chooses their own.\n",
-			m.Email, m.Name, m.Role, password, cfg.PublicURL)
+			"The password is shown only now. Sign in at %s, where the member chooses their own.\n",
+			m.Email, m.Name, m.Role, password, where)
 		return nil
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/hitchdev/hitch/internal/config"
@@ -25,6 +26,18 @@ func serveFlags(*flag.FlagSet) func(context.Context, *config.Config, io.Writer, 
 // store.
 func serve(ctx context.Context, cfg *config.Config, _ io.Writer, errOut io.Writer) error {
 	start := time.Now()
+	// Listen first: with --addr's port 0 the port is known only now, and
+	// the public URL derived from the address (the links Hitch answers
+	// with, the URLs it logs) must name it.
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		if errors.Is(err, syscall.EADDRINUSE) {
+			return fmt.Errorf("listen on %s: another program uses that port; choose another with --addr or HITCH_ADDR, e.g. --addr 127.0.0.1:8081", cfg.Addr)
+		}
+		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
+	}
+	defer ln.Close()
+	cfg.ListeningOn(ln.Addr())
 	a, err := newHitch(ctx, cfg, errOut)
 	if err != nil {
 		return err
@@ -58,10 +71,6 @@ func serve(ctx context.Context, cfg *config.Config, _ io.Writer, errOut io.Write
 		defer a.stopWorkers()
 	}
 
-	ln, err := net.Listen("tcp", cfg.Addr)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
-	}
 	srv := &http.Server{
 		Handler:           a.API,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -73,6 +82,9 @@ func serve(ctx context.Context, cfg *config.Config, _ io.Writer, errOut io.Write
 	}
 	a.Log.Info("hitch listening", "addr", ln.Addr().String(), "env", cfg.Env, "database", a.Store.Dialect(),
 		"public_url", cfg.PublicURL, "startup", time.Since(start).Round(time.Millisecond))
+	if err := a.logWhereToStart(ctx); err != nil {
+		return err
+	}
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
@@ -95,6 +107,32 @@ func serve(ctx context.Context, cfg *config.Config, _ io.Writer, errOut io.Write
 		a.stopWorkers()
 	}
 	a.Log.Info("stopped")
+	return nil
+}
+
+// logWhereToStart names the pages to open: in development the demo and the
+// dashboard; in production the dashboard, and how to create the first
+// developer account while there is none.
+func (a *hitch) logWhereToStart(ctx context.Context) error {
+	base := a.Config.PublicURL
+	if a.Config.Env == config.Development {
+		a.Log.Info("open the demo and the dashboard", "demo", base+"/demo", "dashboard", base+"/dashboard")
+		return nil
+	}
+	a.Log.Info("open the dashboard", "dashboard", base+"/dashboard")
+	clients, err := a.Developers.List(ctx)
+	if err != nil {
+		return err
+	}
+	for _, c := range clients {
+		if c.Environment == config.Production {
+			return nil
+		}
+	}
+	a.Log.Warn("there is no production developer account yet: create one with "+
+		"`hitch clients create --env production --name NAME`, then its first dashboard admin with "+
+		"`hitch members add --env production --client-id ID --email E --role admin`",
+		"dashboard", base+"/dashboard")
 	return nil
 }
 
@@ -158,9 +196,13 @@ func (a *hitch) bootstrapDevClient(ctx context.Context, out io.Writer) error {
 	}
 	// Printed once, as the development bootstrap asks; production never
 	// prints a secret.
+	base := a.Config.PublicURL
 	fmt.Fprintf(out, "\n  Development credentials (shown once; `hitch clients rotate-secret` makes new ones):\n"+
-		"    client_id: %s\n    secret:    %s\n  Try: curl -u %s:%s -H 'Content-Type: application/json' -d '{\"type\": \"link\", \"search\": \"uber\"}' %s/merchant/list\n\n",
-		creds.ClientID, creds.Secret, creds.ClientID, creds.Secret, a.Config.PublicURL)
+		"    client_id: %[1]s\n    secret:    %[2]s\n"+
+		"  Try: curl -u %[1]s:%[2]s -H 'Content-Type: application/json' -d '{\"type\": \"link\", \"search\": \"uber\"}' %[3]s/merchant/list\n"+
+		"  Demo:      %[3]s/demo\n"+
+		"  Dashboard: %[3]s/dashboard, for members: hitch members add --client-id %[1]s --email you@example.com --role admin\n\n",
+		creds.ClientID, creds.Secret, base)
 	return nil
 }
 

@@ -69,12 +69,23 @@ func (d *dash) postPassword(form url.Values) *response {
 }
 
 // changePassword changes the signed-in member's password from current to a
-// new one on the password page, and returns the new one.
+// new one on the password page, and returns the new one. A member whose
+// password someone else chose then goes on to the overview; one who chose
+// to change it, back to the password page.
 func (d *dash) changePassword(current string) string {
 	d.t.Helper()
 	next := "chosen " + current
-	r := d.postPassword(url.Values{"current": {current}, "new": {next}, "confirm": {next}})
-	if r.status != http.StatusSeeOther || r.header.Get("Location") != "/dashboard/password?notice=password.changed" {
+	page := d.get("/dashboard/password")
+	m := csrfRE.FindSubmatch(page.body)
+	if page.status != http.StatusOK || m == nil {
+		d.t.Fatalf("GET /dashboard/password: %d %.300s", page.status, page.body)
+	}
+	want := "/dashboard/password?notice=password.changed"
+	if strings.Contains(string(page.body), `id="must-change"`) {
+		want = "/dashboard?notice=password.changed"
+	}
+	r := d.postPassword(url.Values{"csrf": {string(m[1])}, "current": {current}, "new": {next}, "confirm": {next}})
+	if r.status != http.StatusSeeOther || r.header.Get("Location") != want {
 		d.t.Fatalf("change password: %d %s %s", r.status, r.header.Get("Location"), pageError(r))
 	}
 	return next
@@ -160,8 +171,9 @@ func TestDashboardMemberOfTwoDevelopers(t *testing.T) {
 		// recorded until she picks one.
 		dB.changePassword(pwB) // B's password is now "chosen "+pwB
 		r := dB.postPassword(url.Values{"current": {"chosen " + pwB}, "new": {pwA}, "confirm": {pwA}})
-		if r.status != http.StatusSeeOther {
-			t.Fatalf("B's password made A's: %d %s", r.status, pageError(r))
+		// A change the member chose to make goes back to the password page.
+		if r.status != http.StatusSeeOther || r.header.Get("Location") != "/dashboard/password?notice=password.changed" {
+			t.Fatalf("B's password made A's: %d %s %s", r.status, r.header.Get("Location"), pageError(r))
 		}
 		before := [2]int{len(auditLog(t, a)), len(auditLog(t, apiB))}
 		d := h.dash()
@@ -277,7 +289,8 @@ func TestDashboardPasswordChange(t *testing.T) {
 			t.Fatal("a member who must change their password did something else")
 		}
 		page := d.get("/dashboard/password")
-		if page.status != http.StatusOK || !strings.Contains(string(page.body), `id="must-change"`) ||
+		// What the member must do is a warning, not a success.
+		if page.status != http.StatusOK || !strings.Contains(string(page.body), `<p class="warning" role="status" id="must-change">`) ||
 			!strings.Contains(string(page.body), `id="password-link"`) {
 			t.Fatalf("password page: %d %.2000s", page.status, page.body)
 		}
@@ -313,12 +326,17 @@ func TestDashboardPasswordChange(t *testing.T) {
 
 		// The change.
 		r := d.postPassword(url.Values{"current": {given}, "new": {chosen}, "confirm": {chosen}})
-		if r.status != http.StatusSeeOther || r.header.Get("Location") != "/dashboard/password?notice=password.changed" {
+		// The forced change done, the member goes on to the overview.
+		if r.status != http.StatusSeeOther || r.header.Get("Location") != "/dashboard?notice=password.changed" {
 			t.Fatalf("change: %d %s %s", r.status, r.header.Get("Location"), pageError(r))
 		}
-		if r := d.get("/dashboard/password?notice=password.changed"); !strings.Contains(string(r.body), "Your other sign-ins were ended") ||
-			strings.Contains(string(r.body), `id="must-change"`) {
-			t.Fatalf("after the change: %.2000s", r.body)
+		if r := d.get("/dashboard?notice=password.changed"); r.status != http.StatusOK ||
+			!strings.Contains(string(r.body), `<p class="notice" role="status">Your password was changed. Your other sign-ins were ended.</p>`) ||
+			!strings.Contains(string(r.body), "<h1>Overview</h1>") {
+			t.Fatalf("after the change: %d %.2000s", r.status, r.body)
+		}
+		if r := d.get("/dashboard/password"); strings.Contains(string(r.body), `id="must-change"`) {
+			t.Fatalf("the password page after the change: %.2000s", r.body)
 		}
 		if r := d.get("/dashboard"); r.status != http.StatusOK {
 			t.Fatalf("this sign-in after the change: %d", r.status)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/hitchdev/hitch/client"
 	"github.com/hitchdev/hitch/internal/audit"
+	"github.com/hitchdev/hitch/internal/developer"
 	"github.com/hitchdev/hitch/internal/member"
 	"github.com/hitchdev/hitch/internal/store"
 )
@@ -780,6 +781,41 @@ func TestDashboardHiddenMerchants(t *testing.T) {
 		d.post("/dashboard/merchants/4/show", nil)
 		if got := search(s.Session, h.clientID); got != `{"merchant_ids":[4]}` {
 			t.Fatalf("shown again: %s", got)
+		}
+	})
+}
+
+// The header names the developer and its environment, and a developer
+// named after its environment (the "Development" that serve creates) once:
+// as the environment's badge.
+func TestDashboardHeaderNamesTheEnvironmentOnce(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, h *harness) {
+		header := func(clientID string) string {
+			t.Helper()
+			password := h.addMemberTo(clientID, "ada@example.com", store.RoleAdmin, true)
+			d := h.dash()
+			d.mustSignIn("ada@example.com", password)
+			page := d.get("/dashboard")
+			start, end := strings.Index(string(page.body), `<header class="top">`), strings.Index(string(page.body), "</header>")
+			if page.status != http.StatusOK || start < 0 || end < start {
+				t.Fatalf("overview: %d %.500s", page.status, page.body)
+			}
+			return string(page.body[start:end])
+		}
+		if got := header(h.clientID); !strings.Contains(got, `<span class="client" title="client_id `+h.clientID+`">Test development</span>`) ||
+			!strings.Contains(got, `>development</span>`) {
+			t.Errorf("the header of %q:\n%s", "Test development", got)
+		}
+		dev, err := h.developers.Create(context.Background(), developer.CreateParams{Name: "Development", Environment: "development"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := header(dev.ClientID)
+		shown := regexp.MustCompile(`<[^>]*>`).ReplaceAllString(got, " ")
+		if strings.Contains(got, `class="client"`) || strings.Count(strings.ToLower(shown), "development") != 1 ||
+			!strings.Contains(got, `title="Development, client_id `+dev.ClientID+`">development</span>`) {
+			t.Errorf("the header of %q:\n%s", "Development", got)
 		}
 	})
 }

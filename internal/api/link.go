@@ -59,8 +59,9 @@ func (s *Server) flow(h handlerFunc) http.Handler {
 }
 
 // flowLimitedPages are the pages limited per client IP with the flow's
-// calls (same bucket): the demo's helper creates a session per call.
-var flowLimitedPages = map[string]bool{"POST /demo/session": true}
+// calls (same bucket): the demo's helpers create a session, or post a
+// card, per call.
+var flowLimitedPages = map[string]bool{"POST /demo/session": true, "POST /demo/card": true}
 
 // page returns the handler of a page pattern.
 func (s *Server) page(pattern string) http.Handler {

@@ -649,8 +649,10 @@ func TestLinkFlowProductionRefusesToFakeLogins(t *testing.T) {
 		if resp := h.page("GET", "/demo", "", nil); resp.status != 404 {
 			t.Fatalf("GET /demo in production: %d", resp.status)
 		}
-		if resp := h.page("POST", "/demo/session", `{}`, http.Header{"Content-Type": {"application/json"}}); resp.status != 404 {
-			t.Fatalf("POST /demo/session in production: %d", resp.status)
+		for _, path := range []string{"/demo/session", "/demo/card"} {
+			if resp := h.page("POST", path, `{}`, http.Header{"Content-Type": {"application/json"}}); resp.status != 404 {
+				t.Fatalf("POST %s in production: %d", path, resp.status)
+			}
 		}
 		resp := h.page("GET", "/link", "", nil)
 		if resp.status != 200 || strings.Contains(string(resp.body), "Test logins") || !strings.Contains(string(resp.body), `data-environment="production"`) {
@@ -970,4 +972,79 @@ func TestLinkFlowLogsNoSecrets(t *testing.T) {
 			}
 		}
 	})
+}
+
+// The demo's server posts a test card for a card switcher login's task,
+// as a developer's server posts the user's card: one of the page's test
+// cards, for a task of the demo's developer, from the page itself only.
+func TestDemoCard(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, h *harness) {
+		sameSite := http.Header{"Content-Type": {"application/json"}, "Sec-Fetch-Site": {"same-origin"}}
+		task := func(user string) int64 {
+			t.Helper()
+			resp := h.page("POST", "/demo/session", `{"type": "card_switcher", "external_user_id": "`+user+`"}`, sameSite)
+			var created struct{ Session string }
+			if resp.status != 200 || json.Unmarshal(resp.body, &created) != nil {
+				t.Fatalf("POST /demo/session: %d %s", resp.status, resp.body)
+			}
+			st := h.login(created.Session, 4, "user_good", "pass_good")
+			if st.Status != "success" || st.TaskID == nil {
+				t.Fatalf("card switcher login: %+v", st)
+			}
+			return *st.TaskID
+		}
+		post := func(body string, header http.Header) *response {
+			t.Helper()
+			return h.page("POST", "/demo/card", body, header)
+		}
+
+		// A card that succeeds, and one that is declined.
+		for number, outcome := range map[string]string{"4242424242424242": "CARD_UPDATED", "4000000000000028": "CARD_FAILED"} {
+			id := task("demo-card-" + number)
+			body := fmt.Sprintf(`{"task_id": %d, "number": %q}`, id, number)
+			if resp := post(body, sameSite); resp.status != 200 || string(resp.body) != fmt.Sprintf(`{"message":"Success","task_id":%d}`+"\n", id) {
+				t.Fatalf("POST /demo/card %s: %d %s", number, resp.status, resp.body)
+			}
+			ev := h.waitEvent(t, h.clientID, outcome, id)
+			if outcome == "CARD_FAILED" && ev.Data["reason"] != "card" {
+				t.Errorf("the declined test card failed with %v", ev.Data)
+			}
+			// The task has its card: a second one is refused.
+			if resp := post(body, sameSite); resp.status != 409 || resp.errorBody(t).Code != "TASK_NOT_AWAITING_CARD" {
+				t.Errorf("a second card for task %d: %d %s", id, resp.status, resp.body)
+			}
+		}
+
+		id := task("demo-card-refusals")
+		// Another developer's task waiting for its card. The demo acts for
+		// the oldest development developer: this one is younger.
+		h.clock.Advance(time.Second)
+		other := h.newDeveloper(h.env)
+		if err := h.clientFor(other).DevLinkAccount(context.Background(), &client.DevLinkRequest{ExternalUserID: "theirs",
+			MerchantID: 4, CardSwitcher: true, CardID: ptr("card-1")}); err != nil {
+			t.Fatal(err)
+		}
+		var theirs envelope
+		if evs := h.events(other.ClientID); len(evs) != 1 || json.Unmarshal(evs[0].Payload, &theirs) != nil || theirs.TaskID == nil {
+			t.Fatalf("the other developer's events: %+v", evs)
+		}
+		for _, c := range []struct {
+			body   string
+			header http.Header
+			status int
+		}{
+			{fmt.Sprintf(`{"task_id": %d, "number": "4242424242424242"}`, id), http.Header{"Content-Type": {"application/json"}, "Sec-Fetch-Site": {"cross-site"}}, 403},
+			{fmt.Sprintf(`task_id=%d&number=4242424242424242`, id), http.Header{"Content-Type": {"application/x-www-form-urlencoded"}, "Sec-Fetch-Site": {"same-origin"}}, 415},
+			// Only the page's test cards: the demo is no way to post any card.
+			{fmt.Sprintf(`{"task_id": %d, "number": "5555555555554444"}`, id), sameSite, 400},
+			{fmt.Sprintf(`{"task_id": %d, "number": "4242424242424242", "cvv": "123"}`, id), sameSite, 400},
+			{`{"task_id": 1, "number": "4242424242424242"}`, sameSite, 404},
+			{fmt.Sprintf(`{"task_id": %d, "number": "4242424242424242"}`, *theirs.TaskID), sameSite, 404},
+		} {
+			if resp := post(c.body, c.header); resp.status != c.status {
+				t.Errorf("POST /demo/card %s (%v): %d %s, want %d", c.body, c.header, resp.status, resp.body, c.status)
+			}
+		}
+	}, withWorkers)
 }

@@ -188,7 +188,8 @@ func New(cfg *config.Config, d Deps) (*App, error) {
 		return nil, err
 	}
 	if development {
-		pagesConfig.Demo = &web.Demo{Sessions: a.Sessions, Developers: a.Developers, ClientID: cfg.DevClientID}
+		pagesConfig.Demo = &web.Demo{Sessions: a.Sessions, Developers: a.Developers, Cards: a.Cards,
+			CardWindow: cfg.CardWindow, ClientID: cfg.DevClientID}
 	}
 	pages, err := web.New(pagesConfig)
 	if err != nil {

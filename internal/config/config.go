@@ -43,8 +43,12 @@ type Config struct {
 	// LogLevel is debug, info, warn or error. Default info.
 	LogLevel string
 	// PublicURL is the externally reachable base URL, used in links such as
-	// merchant logos. Default http://<Addr>.
+	// merchant logos. Default http://<Addr>, with the port serve listens
+	// on (ListeningOn).
 	PublicURL string
+	// derivedPublicURL is the PublicURL that Validate derived from Addr,
+	// "" when one was configured.
+	derivedPublicURL string
 	// RateLimit is the sustained requests per second allowed per client on
 	// each node (0 turns limiting off). Default 100.
 	RateLimit float64
@@ -404,10 +408,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("invalid --log-level %q (HITCH_LOG_LEVEL): must be debug, info, warn or error", c.LogLevel)
 	}
 	if c.PublicURL == "" {
-		if host == "" {
-			host = "127.0.0.1"
-		}
-		c.PublicURL = "http://" + net.JoinHostPort(host, port)
+		c.PublicURL = addrURL(host, port)
+		c.derivedPublicURL = c.PublicURL
 	}
 	u, err := url.Parse(c.PublicURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -454,6 +456,32 @@ func (c *Config) Validate() error {
 		return errors.New("invalid HITCH_DEV_SECRET: must be 32 to 256 characters")
 	}
 	return nil
+}
+
+// addrURL is the default public URL of a listen address.
+func addrURL(host, port string) string {
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	return "http://" + net.JoinHostPort(host, port)
+}
+
+// PublicURLSet reports whether PublicURL was configured rather than
+// derived from Addr: a command other than serve knows no more than the
+// configuration, so only a configured URL is sure to name the server.
+func (c *Config) PublicURLSet() bool { return c.PublicURL != c.derivedPublicURL }
+
+// ListeningOn tells the configuration the address serve listens on, which
+// differs from Addr when Addr's port is 0: a PublicURL derived from Addr
+// then takes the real port.
+func (c *Config) ListeningOn(addr net.Addr) {
+	tcp, ok := addr.(*net.TCPAddr)
+	if c.PublicURLSet() || !ok {
+		return
+	}
+	host, _, _ := net.SplitHostPort(c.Addr)
+	c.PublicURL = addrURL(host, strconv.Itoa(tcp.Port))
+	c.derivedPublicURL = c.PublicURL
 }
 
 // Database parses DatabaseURL.

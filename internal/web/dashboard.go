@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/hitchdev/hitch/internal/account"
@@ -92,7 +93,7 @@ func (h *Handler) mountDashboard(cfg *Config) error {
 	d.origin.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		d.renderError(w, r, nil, http.StatusForbidden, "This form was sent from another site and was refused.")
 	}))
-	funcs := template.FuncMap{"asset": h.assetURL, "shortTime": shortTime, "can": can}
+	funcs := template.FuncMap{"asset": h.assetURL, "shortTime": shortTime, "can": can, "sameWords": sameWords}
 	base, err := template.New("").Funcs(funcs).ParseFS(dashboardFS, "templates/dashboard/layout.html")
 	if err != nil {
 		return fmt.Errorf("web: dashboard layout: %w", err)
@@ -148,6 +149,13 @@ func can(p *member.Principal, what string) bool {
 		return p.Can(member.Administer)
 	}
 	return false
+}
+
+// sameWords reports whether two labels say the same, whatever their case
+// and surrounding space: the header shows a developer named after its
+// environment ("Development") once, as the environment's badge.
+func sameWords(a, b string) bool {
+	return strings.EqualFold(strings.TrimSpace(a), strings.TrimSpace(b))
 }
 
 func shortTime(t any) string {

@@ -49,7 +49,7 @@ func (d *dashboard) overview(w http.ResponseWriter, r *http.Request, p *member.P
 		return err
 	}
 	data.Members, data.Endpoints, data.Hidden = len(members), len(eps), len(hidden)
-	d.render(w, r, http.StatusOK, "overview", &view{Title: "Overview", Active: "overview", P: p, Data: data})
+	d.render(w, r, http.StatusOK, "overview", &view{Title: "Overview", Active: "overview", P: p, Notice: notice(r), Data: data})
 	return nil
 }
 

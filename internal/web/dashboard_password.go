@@ -30,16 +30,24 @@ func (d *dashboard) passwordPage(w http.ResponseWriter, r *http.Request, p *memb
 
 // changePassword changes the member's own password and ends their
 // sign-ins, this one replaced by a new one: the answer carries its cookie,
-// and the pages after it the form token derived from that. A refusal
+// and the pages after it the form token derived from that. A member who
+// had to change it goes on to the overview; one who chose to, back to this
+// page. A refusal
 // shows the form again with what was wrong; the passwords typed are never
 // shown back.
 func (d *dashboard) changePassword(w http.ResponseWriter, r *http.Request, p *member.Principal) error {
+	forced := p.Member.MustChangePassword // the change clears it
 	token, err := d.Members.ChangePassword(r.Context(), p, r.PostFormValue("current"), r.PostFormValue("new"),
 		r.PostFormValue("confirm"), origin(r))
 	var invalid *field.Error
 	switch {
 	case err == nil:
 		d.setCookie(w, sessionCookie, token, d.Members.SessionLifetime())
+		if forced {
+			// The change was what stood between the member and the
+			// dashboard: in they go.
+			return redirect(w, r, "/dashboard", "password.changed")
+		}
 		return redirect(w, r, passwordPath, "password.changed")
 	case errors.As(err, &invalid):
 		d.renderPassword(w, r, p, http.StatusBadRequest, &view{Error: "The " + invalid.Error() + "."})

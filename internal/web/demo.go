@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hitchdev/hitch/internal/card"
 	"github.com/hitchdev/hitch/internal/config"
 	"github.com/hitchdev/hitch/internal/developer"
 	"github.com/hitchdev/hitch/internal/link"
@@ -27,6 +28,13 @@ import (
 type Demo struct {
 	Sessions   *session.Service
 	Developers *developer.Service
+	// Cards takes the test card the demo's server posts for a card
+	// switch, as a developer's server posts the user's card; nil leaves
+	// POST /demo/card unrouted and the page without the choice of a card.
+	Cards *card.Service
+	// CardWindow is how long a card switch waits for its card
+	// (HITCH_CARD_WINDOW), which the page tells.
+	CardWindow time.Duration
 	// ClientID names the developer whose sessions the demo creates
 	// (HITCH_DEV_CLIENT_ID); empty picks the first development developer.
 	ClientID string
@@ -69,15 +77,34 @@ var testLogins = []testLogin{
 	{"any", link.ReasonTooManyAttempts, "fails: too many attempts"},
 }
 
+// demoCard is a test card the demo may post for a card switch.
+type demoCard struct {
+	Number, Outcome string
+}
+
+// demoCards are the demo's choices: the development simulator decides the
+// outcome from the number (card.TestCards).
+var demoCards = []demoCard{
+	{"4242424242424242", "CARD_UPDATED"},
+	{"4000000000000028", "CARD_FAILED, reason " + card.TestCards["4000000000000028"]},
+}
+
 type demoData struct {
 	Products   []string
 	Merchants  []merchantItem
 	TestLogins []testLogin
+	Cards      []demoCard
+	// CardWindow is how long a card switch waits for its card, e.g. "15s".
+	CardWindow string
 }
 
 // demo serves the demo page: it creates a session and opens the SDK.
 func (h *Handler) demo(w http.ResponseWriter, _ *http.Request) {
-	page, err := h.render("demo.html", demoData{Products: session.Types, Merchants: h.linkData().Merchants, TestLogins: testLogins})
+	data := demoData{Products: session.Types, Merchants: h.linkData().Merchants, TestLogins: testLogins}
+	if h.cfg.Demo.Cards != nil {
+		data.Cards, data.CardWindow = demoCards, h.cfg.Demo.CardWindow.String()
+	}
+	page, err := h.render("demo.html", data)
 	if err != nil {
 		h.cfg.Logger.Error("demo page", "error", err)
 		http.Error(w, "The demo page could not be rendered.", http.StatusInternalServerError)
@@ -183,6 +210,63 @@ func (h *Handler) demoSession(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	writeJSON(w, http.StatusOK, demoSessionResponse{Session: issued.Value, SessionID: issued.ID, ClientID: clientID,
 		Environment: h.cfg.Environment, ExternalUserID: req.ExternalUserID, ExpiresAt: issued.ExpiresAt})
+}
+
+type demoCardRequest struct {
+	TaskID int64  `json:"task_id"`
+	Number string `json:"number"`
+}
+
+// demoCard posts a test card for a card switch task of the demo's
+// developer, as the developer's server posts the user's card with
+// POST /card: CARD_UPDATED or CARD_FAILED follows. Only the demo page may
+// call it, as demoSession, and only with one of demoCards.
+func (h *Handler) demoCard(w http.ResponseWriter, r *http.Request) {
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		writeError(w, http.StatusUnsupportedMediaType, "INVALID_REQUEST", "UNSUPPORTED_MEDIA_TYPE", "Send JSON, with Content-Type: application/json.")
+		return
+	}
+	if !sameOrigin(r) {
+		writeError(w, http.StatusForbidden, "INVALID_REQUEST", "NO_ACCESS", "Only the demo page may post demo cards.")
+		return
+	}
+	var req demoCardRequest
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 4<<10))
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err != nil || dec.Decode(&req) != nil || req.TaskID <= 0 ||
+		!slices.ContainsFunc(demoCards, func(c demoCard) bool { return c.Number == req.Number }) {
+		writeError(w, http.StatusBadRequest, "INVALID_REQUEST", "INVALID_FIELD", "The body must be a JSON object with a task_id and the number of one of the demo's cards.")
+		return
+	}
+	clientID, err := h.cfg.Demo.client(r.Context())
+	if err != nil {
+		h.serverError(w, r, err)
+		return
+	}
+	now := time.Now().UTC()
+	payload := &card.Payload{
+		User: card.PayloadUser{Name: card.PayloadName{FirstName: "Ada", LastName: "Lovelace"},
+			Address: card.PayloadAddress{Street: "12 Analytical Way", City: "New York", Region: "US-NY", PostalCode: "10001", Country: "US"}},
+		Card: card.PayloadCard{Number: req.Number, Expiration: now.AddDate(3, 0, 0).Format("01/2006"), CVV: "123"},
+	}
+	if ferr := payload.Validate(now); ferr != nil {
+		h.serverError(w, r, ferr)
+		return
+	}
+	task, err := h.cfg.Demo.Cards.Submit(r.Context(), card.SubmitParams{ClientID: clientID, TaskID: &req.TaskID, Payload: payload})
+	switch {
+	case errors.Is(err, card.ErrTaskNotFound):
+		writeError(w, http.StatusNotFound, "INVALID_REQUEST", "TASK_NOT_FOUND", "No task has this task_id.")
+	case errors.Is(err, card.ErrTaskNotAwaitingCard):
+		writeError(w, http.StatusConflict, "INVALID_REQUEST", "TASK_NOT_AWAITING_CARD", "The task is not waiting for card data.")
+	case errors.Is(err, card.ErrCardWindowClosed):
+		writeError(w, http.StatusConflict, "INVALID_REQUEST", "CARD_WINDOW_CLOSED", "The task's window for card data has closed.")
+	case err != nil:
+		h.serverError(w, r, err)
+	default:
+		writeJSON(w, http.StatusOK, map[string]any{"message": "Success", "task_id": task.ID})
+	}
 }
 
 // demoHost serves fn only for requests addressed to a loopback name

@@ -163,6 +163,9 @@ func New(cfg Config) (*Handler, error) {
 	if demo {
 		h.handle("GET /demo", h.demoHost(h.demo))
 		h.handle("POST /demo/session", h.demoHost(h.demoSession))
+		if cfg.Demo.Cards != nil {
+			h.handle("POST /demo/card", h.demoHost(h.demoCard))
+		}
 	}
 	if cfg.Dashboard != nil {
 		if err := h.mountDashboard(&h.cfg); err != nil {

@@ -481,9 +481,13 @@
         return;
       case 'failed':
         if (r.retry) {
+          // The person tries again with the username they typed: only the
+          // password is asked again.
+          var username = $('username').value;
           openLogin(state.merchant);
-          $('username').value = '';
+          $('username').value = username;
           setError('login-error', failureText(r, vars));
+          $('password').focus();
           return;
         }
         // An end screen: no later expiry check may replace it.

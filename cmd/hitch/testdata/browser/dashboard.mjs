@@ -1,14 +1,17 @@
 // Drives Debian's Chromium through the team dashboard at a desktop and a
 // phone width: sign-in, choosing a password (the desktop run: the member
-// was given one by the operator; a wrong current password and a too short
-// new one are refused first), every page, revealing and rotating the API
-// secret, editing the webhook endpoint (the desktop run: a refused URL,
-// then a new URL and event filter; the phone run sees the change), hiding
-// and showing a merchant, the audit log (the desktop run: every page, the
-// date filter and its pages, a refused date range), sign-out. Saves a
-// screenshot of each page. Run by cmd/hitch/browser_test.go
-// (TestBrowserDashboard), which checks the endpoint and the audit records
-// the actions wrote; prints one JSON line per viewport.
+// was given one by the operator, which the page says in other colours
+// than a success's; a wrong current password and a too short new one are
+// refused first; the change leads to the overview), every page, the
+// header (the environment named once), revealing and rotating the API
+// secret, the webhooks page fitting the width, editing the webhook
+// endpoint (the desktop run: a refused URL, then a new URL and event
+// filter; the phone run sees the change), hiding and showing a merchant,
+// the audit log (the desktop run: every page, the date filter and its
+// pages, a refused date range), sign-out. Saves a screenshot of each page.
+// Run by cmd/hitch/browser_test.go (TestBrowserDashboard), which checks
+// the endpoint and the audit records the actions wrote; prints one JSON
+// line per viewport.
 //
 // Environment: HITCH_URL, OUT_DIR, EMAIL, PASSWORD (the operator's),
 // NEW_PASSWORD (the member's own), USER_ID (a user with a linked account),
@@ -99,6 +102,17 @@ try {
       await page.press('#password', 'Enter');
       await page.waitForURL(/\/dashboard\/password$/);
       await page.locator('#must-change').waitFor();
+      // What the member must do is not shown as a success.
+      const colours = await page.evaluate(() => {
+        const success = document.createElement('p');
+        success.className = 'notice';
+        document.querySelector('main').append(success);
+        const of = (el) => { const s = getComputedStyle(el); return s.color + ' on ' + s.backgroundColor; };
+        const got = { mustChange: of(document.getElementById('must-change')), success: of(success) };
+        success.remove();
+        return got;
+      });
+      check(colours.mustChange !== colours.success, `the forced password change is shown in the success colours (${colours.success})`);
       await shot('password');
       const changePassword = async (current, next) => {
         await page.fill('#current', current);
@@ -126,9 +140,13 @@ try {
         'a refused password change shows the passwords typed back');
       await shot('password-refused');
       // Then the change. Whatever the sign-in cookie becomes, the browser
-      // follows the redirect with it and stays signed in.
+      // follows the redirect with it and stays signed in, on the overview.
       await changePassword(process.env.PASSWORD, process.env.NEW_PASSWORD);
+      await page.waitForURL((u) => u.pathname === '/dashboard');
+      await page.locator('h1', { hasText: 'Overview' }).waitFor();
       await page.locator('.notice', { hasText: 'Your password was changed' }).waitFor();
+      await page.click('#password-link');
+      await page.locator('#password-form').waitFor();
       check(await page.locator('#must-change').count() === 0, 'the member must still change their password');
       await page.click('nav.side a[href="/dashboard/credentials"]');
     } else {
@@ -143,6 +161,10 @@ try {
       await page.click('nav.side a[href="/dashboard/credentials"]');
     }
     await page.locator('#reveal-secret').waitFor();
+    // The header names the environment once, however the developer is
+    // named ("Development", as serve names its own, is the badge alone).
+    const header = await page.locator('header.top').innerText();
+    check((header.match(/development/gi) || []).length === 1, `the header says ${JSON.stringify(header)}`);
 
     await page.click('#reveal-secret');
     await page.locator('#shown-value').waitFor();
@@ -160,6 +182,13 @@ try {
     await page.click('nav.side a[href="/dashboard/webhooks"]');
     await page.locator('#endpoints').waitFor();
     await shot('webhooks');
+    // The endpoints and the events fit the width, a phone's too: nothing
+    // to scroll sideways, in the page or in the tables.
+    await noOverflow('webhooks');
+    for (const table of ['#endpoints', '#events']) {
+      const wider = await page.locator(table).evaluate((el) => el.scrollWidth - el.parentElement.clientWidth);
+      check(wider <= 1, `the ${table} table is ${wider}px wider than its place at ${vp.name} width`);
+    }
 
     // The endpoint's edit page, from its row.
     const endpointRows = page.locator('#endpoints tbody tr');

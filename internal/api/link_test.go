@@ -1048,3 +1048,70 @@ func TestDemoCard(t *testing.T) {
 		}
 	}, withWorkers)
 }
+
+// Each step of a login in the hosted flow is the product's lifecycle at
+// the merchant, for a user who has an account there: started, asked for a
+// code or a question, failed, authenticated. Other products keep theirs.
+func TestLinkFlowLifecycle(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, h *harness) {
+		ctx := context.Background()
+		s := h.flowSession(&client.CreateSessionRequest{Type: "transaction_link", ExternalUserID: "steps"})
+		if st := h.login(s.Session, 4, "user_good", "pass_good"); st.Status != "success" {
+			t.Fatalf("first login: %+v", st)
+		}
+		lifecycle := func(product string) (status, action string) {
+			t.Helper()
+			a, err := h.api.GetAccount(ctx, "steps", 4, product)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a.Lifecycle.Status != nil {
+				status = *a.Lifecycle.Status
+			}
+			if a.LastUserAction.Status != nil {
+				action = *a.LastUserAction.Status
+			}
+			return status, action
+		}
+		want := func(step, product, status, action string) {
+			t.Helper()
+			if gs, ga := lifecycle(product); gs != status || ga != action {
+				t.Fatalf("after %s: %s lifecycle %q, last action %q; want %q, %q", step, product, gs, ga, status, action)
+			}
+		}
+		want("the first login", "transaction_link", "authenticated", "success")
+
+		s = h.flowSession(&client.CreateSessionRequest{Type: "transaction_link", ExternalUserID: "steps"})
+		otp := h.login(s.Session, 4, "user_good", "pass_otp")
+		if otp.Status != "otp_required" {
+			t.Fatalf("pass_otp: %+v", otp)
+		}
+		want("a code was asked", "transaction_link", "otp_required", "pending")
+		wrong := h.answer(s.Session, otp.Challenge, "0000")
+		want("a wrong code", "transaction_link", "otp_required", "pending")
+		if st := h.answer(s.Session, wrong.Challenge, "1234"); st.Status != "success" {
+			t.Fatalf("1234: %+v", st)
+		}
+		want("the right code", "transaction_link", "authenticated", "success")
+
+		if st := h.login(s.Session, 4, "user_good", "pass_questions"); st.Status != "questions_required" {
+			t.Fatalf("pass_questions: %+v", st)
+		}
+		want("a question was asked", "transaction_link", "questions_required", "pending")
+		if st := h.login(s.Session, 4, "user_good", "wrong-password"); st.Status != "failed" || st.Reason != "credentials" {
+			t.Fatalf("wrong password: %+v", st)
+		}
+		want("wrong credentials", "transaction_link", "login_failed", "failure")
+		// Three wrong codes end the login.
+		otp = h.login(s.Session, 4, "user_good", "pass_otp")
+		for range 3 {
+			otp = h.answer(s.Session, otp.Challenge, "0000")
+		}
+		if otp.Status != "failed" {
+			t.Fatalf("three wrong codes: %+v", otp)
+		}
+		want("three wrong codes", "transaction_link", "login_failed", "failure")
+		want("logins for another product", "card_switcher", "", "")
+	})
+}

@@ -178,7 +178,7 @@ func New(cfg *config.Config, d Deps) (*App, error) {
 	a.Sessions = session.NewService(st, box, catalog, a.Detections, now)
 	a.Links = link.NewService(link.Config{Environment: cfg.Env, Sessions: a.Sessions, Developers: a.Developers,
 		Accounts: a.Accounts, Cards: a.Cards, Simulator: a.Simulator, Catalog: catalog, Store: st, Box: box,
-		Authenticator: &link.Routed{Work: a.Work, Accounts: a.Accounts, Fallback: link.AuthenticatorFor(cfg.Env)}, Now: now})
+		Authenticator: &link.Routed{Work: a.Work, Fallback: link.AuthenticatorFor(cfg.Env)}, Now: now})
 	a.Members = member.NewService(st, a.Audit, now, d.Members)
 	pagesConfig := web.Config{Environment: cfg.Env, Catalog: catalog, Logger: d.Log, PublicURL: cfg.PublicURL,
 		TrustedProxies: cfg.TrustedProxies, Links: a.Links, Dashboard: &web.Dashboard{

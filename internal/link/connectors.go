@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/hitchdev/hitch/internal/account"
 	"github.com/hitchdev/hitch/internal/connector"
 	"github.com/hitchdev/hitch/internal/store"
 )
@@ -22,7 +21,6 @@ const ReasonInterrupted = connector.ReasonInterrupted
 // production).
 type Routed struct {
 	Work     *connector.Work
-	Accounts *account.Service
 	Fallback Authenticator
 }
 
@@ -44,9 +42,6 @@ func (r *Routed) Login(ctx context.Context, a Attempt, c Credentials) (Step, err
 		ExternalUserID: a.Session.ExternalUserID, MerchantID: a.Merchant.ID, Product: a.Session.Product,
 		Credentials: connector.UserCredentials{Username: c.Username, Password: c.Password}})
 	if err != nil {
-		return Step{}, err
-	}
-	if err := r.record(ctx, a, account.LifecycleLoginStarted, account.ActionPending); err != nil {
 		return Step{}, err
 	}
 	return r.wait(ctx, a, id)
@@ -98,13 +93,11 @@ func (r *Routed) wait(ctx context.Context, a Attempt, id string) (Step, error) {
 	switch wk.Status {
 	case store.WorkOTPRequired:
 		step = Step{Status: StatusOTPRequired, State: state}
-		err = r.record(ctx, a, account.LifecycleOTPRequired, account.ActionPending)
 	case store.WorkQuestionsRequired:
 		step = Step{Status: StatusQuestionsRequired, State: state}
 		if wk.Question != nil {
 			step.Question = *wk.Question
 		}
-		err = r.record(ctx, a, account.LifecycleQuestionsRequired, account.ActionPending)
 	case store.WorkWrongAnswer:
 		// The challenge stands; a question is stored with the work.
 		step = Step{Wrong: true, Status: StatusOTPRequired, State: state}
@@ -120,17 +113,10 @@ func (r *Routed) wait(ctx context.Context, a Attempt, id string) (Step, error) {
 		if wk.Reason != nil && *wk.Reason != connector.ReasonAbandoned {
 			step.Reason = *wk.Reason
 		}
-		err = r.record(context.WithoutCancel(ctx), a, account.LifecycleLoginFailed, account.ActionFailure)
 	default:
 		return Step{}, fmt.Errorf("link: connector login in status %q", wk.Status)
 	}
 	return step, err
-}
-
-// record records a login step on the account, when the user has one there.
-func (r *Routed) record(ctx context.Context, a Attempt, status, action string) error {
-	return r.Accounts.RecordLoginStep(ctx, a.Session.ClientID, a.Session.ExternalUserID, a.Merchant.ID,
-		a.Session.Product, status, action)
 }
 
 // Continue implements Continuer: it waits again for a login that was

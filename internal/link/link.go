@@ -387,6 +387,9 @@ func (s *Service) Login(ctx context.Context, p LoginParams) (*Result, error) {
 	if !reserved {
 		return &Result{Status: StatusFailed, Merchant: m, Reason: ReasonTooManyAttempts}, nil
 	}
+	if err := s.recordStep(ctx, p.Session, m, account.LifecycleLoginStarted, account.ActionPending); err != nil {
+		return nil, err
+	}
 	step, err := s.cfg.Authenticator.Login(ctx, Attempt{Session: p.Session, Merchant: m}, p.Credentials)
 	if err != nil || step.Status != StatusFailed || step.Reason != ReasonCredentials {
 		if rerr := s.cfg.Store.SessionLoginFailureRelease(ctx, p.Session.ClientID, p.Session.ID); rerr != nil {
@@ -437,6 +440,9 @@ func (s *Service) Answer(ctx context.Context, p AnswerParams) (*Result, error) {
 		return nil, ErrChallenge
 	}
 	if step.Wrong {
+		if err := s.recordStep(ctx, p.Session, m, account.LifecycleLoginFailed, account.ActionFailure); err != nil {
+			return nil, err
+		}
 		return &Result{Status: StatusFailed, Merchant: m, Reason: ReasonTooManyAttempts}, nil
 	}
 	return s.advance(ctx, p.Session, m, step, p.EntryPoint, p.Metadata)
@@ -525,13 +531,36 @@ func (s *Service) advance(ctx context.Context, sess *Session, m *merchant.Mercha
 		if step.Status != StatusPending {
 			res.AttemptsLeft = MaxAnswerAttempts
 		}
+		if lifecycle := challengeLifecycle[step.Status]; lifecycle != "" && !step.Wrong {
+			if err := s.recordStep(ctx, sess, m, lifecycle, account.ActionPending); err != nil {
+				return nil, err
+			}
+		}
 	case StatusFailed:
 		res.Retry = step.Reason == ReasonCredentials || step.Reason == ReasonInterrupted
+		// The user may have left: the failure is recorded all the same.
+		if err := s.recordStep(context.WithoutCancel(ctx), sess, m, account.LifecycleLoginFailed, account.ActionFailure); err != nil {
+			return nil, err
+		}
 	case StatusUnavailable:
 	default:
 		return nil, fmt.Errorf("link: the authenticator answered an unknown status %q", step.Status)
 	}
 	return res, nil
+}
+
+// challengeLifecycle is the lifecycle status of a step that asks the user.
+var challengeLifecycle = map[Status]string{
+	StatusOTPRequired:       account.LifecycleOTPRequired,
+	StatusQuestionsRequired: account.LifecycleQuestionsRequired,
+}
+
+// recordStep records a login step in the lifecycle of the session's
+// product at the merchant, whichever authenticator logs the user in (the
+// simulator or a connector), when the user has an account there already;
+// a first login's success is recorded when it links (authenticated).
+func (s *Service) recordStep(ctx context.Context, sess *Session, m *merchant.Merchant, status, action string) error {
+	return s.cfg.Accounts.RecordLoginStep(ctx, sess.ClientID, sess.ExternalUserID, m.ID, sess.Product, status, action)
 }
 
 // MergeMetadata is the metadata of a link made in the hosted flow: the

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/hitchdev/hitch/client"
 )
 
 // The operator's commands that change a developer's credentials, webhook
@@ -64,27 +66,7 @@ func TestOperatorCommandsAreAudited(t *testing.T) {
 
 		srv := startServe(t, env, "--log-format", "json")
 		base := "http://" + waitFor(t, srv.logs, regexp.MustCompile(`"addr":"([^"]+)"`))
-		type record struct {
-			Event struct {
-				Action  string `json:"action"`
-				Outcome struct {
-					Status string `json:"status"`
-				} `json:"outcome"`
-			} `json:"event"`
-			Actor struct {
-				Name  string `json:"name"`
-				Email string `json:"email"`
-			} `json:"actor"`
-			Target struct {
-				Type        string  `json:"type"`
-				Name        *string `json:"name"`
-				Environment string  `json:"environment"`
-			} `json:"target"`
-			Context struct {
-				IP        string `json:"ip"`
-				UserAgent string `json:"user_agent"`
-			} `json:"context"`
-		}
+		type record = client.AuditRecord
 		auditLogs := func(clientID, secret string) ([]record, string) {
 			t.Helper()
 			req, _ := http.NewRequest("GET", base+"/audit_logs", nil)

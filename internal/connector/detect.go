@@ -99,14 +99,7 @@ func (w *Work) CompleteDetectTx(ctx context.Context, ex store.Executor, c *Conne
 	if wk.Kind != store.WorkDetect || wk.Status != store.WorkClaimed {
 		return nil, ErrTransition
 	}
-	status := store.WorkDone
-	var why *string
-	if outcome != DetectChecked {
-		status, why = store.WorkFailed, &outcome
-		if reason != "" {
-			why = &reason
-		}
-	}
+	status, why := ending(outcome == DetectChecked, outcome, reason)
 	now := w.cfg.Now().UTC()
 	wk, err = ex.WorkReport(ctx, &store.WorkReportParams{ID: id, LeaseHash: leaseHash(lease), From: []string{store.WorkClaimed},
 		Status: status, Reason: why, LeaseUntil: now, Now: now})

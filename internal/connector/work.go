@@ -624,14 +624,7 @@ func (w *Work) Complete(ctx context.Context, c *Connector, id, lease, outcome, r
 			return nil, err
 		}
 	}
-	status := store.WorkDone
-	var why *string
-	if outcome != RefreshSucceeded {
-		status, why = store.WorkFailed, &outcome
-		if reason != "" {
-			why = &reason
-		}
-	}
+	status, why := ending(outcome == RefreshSucceeded, outcome, reason)
 	hash := leaseHash(lease)
 	err = w.cfg.Store.InTx(ctx, func(ex store.Executor) error {
 		switch outcome {
@@ -660,6 +653,18 @@ func (w *Work) Complete(ctx context.Context, c *Connector, id, lease, outcome, r
 		w.observe(wk, outcome)
 	}
 	return wk, err
+}
+
+// ending is the status and reason of work that ended with the outcome: done,
+// or failed with the connector's reason (else the outcome).
+func ending(succeeded bool, outcome, reason string) (string, *string) {
+	if succeeded {
+		return store.WorkDone, nil
+	}
+	if reason != "" {
+		return store.WorkFailed, &reason
+	}
+	return store.WorkFailed, &outcome
 }
 
 // Reap releases work whose connector let its lease end (a refresh goes

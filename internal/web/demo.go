@@ -141,19 +141,12 @@ const (
 // demoSession creates a session for the demo page. Only the page itself may
 // call it: a JSON body (which a form cannot send) from the same origin.
 func (h *Handler) demoSession(w http.ResponseWriter, r *http.Request) {
-	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
-		writeError(w, http.StatusUnsupportedMediaType, "INVALID_REQUEST", "UNSUPPORTED_MEDIA_TYPE", "Send JSON, with Content-Type: application/json.")
-		return
-	}
-	if !sameOrigin(r) {
-		writeError(w, http.StatusForbidden, "INVALID_REQUEST", "NO_ACCESS", "Only the demo page may create demo sessions.")
-		return
-	}
 	var req demoSessionRequest
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 4<<10))
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err != nil || dec.Decode(&req) != nil {
+	ok, decoded := demoJSON(w, r, "create demo sessions", &req)
+	if !ok {
+		return
+	}
+	if !decoded {
 		writeError(w, http.StatusBadRequest, "INVALID_REQUEST", "INVALID_FIELD", "The body must be a JSON object with type, external_user_id, merchant_id and card_id.")
 		return
 	}
@@ -222,19 +215,12 @@ type demoCardRequest struct {
 // POST /card: CARD_UPDATED or CARD_FAILED follows. Only the demo page may
 // call it, as demoSession, and only with one of demoCards.
 func (h *Handler) demoCard(w http.ResponseWriter, r *http.Request) {
-	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
-		writeError(w, http.StatusUnsupportedMediaType, "INVALID_REQUEST", "UNSUPPORTED_MEDIA_TYPE", "Send JSON, with Content-Type: application/json.")
-		return
-	}
-	if !sameOrigin(r) {
-		writeError(w, http.StatusForbidden, "INVALID_REQUEST", "NO_ACCESS", "Only the demo page may post demo cards.")
-		return
-	}
 	var req demoCardRequest
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 4<<10))
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err != nil || dec.Decode(&req) != nil || req.TaskID <= 0 ||
+	ok, decoded := demoJSON(w, r, "post demo cards", &req)
+	if !ok {
+		return
+	}
+	if !decoded || req.TaskID <= 0 ||
 		!slices.ContainsFunc(demoCards, func(c demoCard) bool { return c.Number == req.Number }) {
 		writeError(w, http.StatusBadRequest, "INVALID_REQUEST", "INVALID_FIELD", "The body must be a JSON object with a task_id and the number of one of the demo's cards.")
 		return
@@ -342,3 +328,22 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// demoJSON reads the JSON body of a call only the demo page may make: a
+// JSON body (which a form cannot send) from the same origin. ok is false
+// when it answered the refusal itself; decoded, whether the body was a
+// JSON object of v's fields.
+func demoJSON(w http.ResponseWriter, r *http.Request, what string, v any) (ok, decoded bool) {
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		writeError(w, http.StatusUnsupportedMediaType, "INVALID_REQUEST", "UNSUPPORTED_MEDIA_TYPE", "Send JSON, with Content-Type: application/json.")
+		return false, false
+	}
+	if !sameOrigin(r) {
+		writeError(w, http.StatusForbidden, "INVALID_REQUEST", "NO_ACCESS", "Only the demo page may "+what+".")
+		return false, false
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 4<<10))
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	return true, err == nil && dec.Decode(v) == nil
+}

@@ -50,45 +50,58 @@ try {
     await page.waitForFunction(() => typeof window.HitchLink === 'function');
     await page.click('#open');
     const flow = page.frameLocator('iframe[data-hitch-link]');
-    await flow.locator('#search').fill('reference');
-    await flow.locator('.merchant', { hasText: 'Hitch Reference Shop' }).click();
-    await flow.locator('#username').fill(f.username);
-    await flow.locator('#password').fill(f.password);
-    const before = f.otp ? await latestCode(f.username, null).catch(() => null) : null;
-    let started = Date.now();
-    let waited = 0;
-    await flow.locator('#login-submit').click();
-    const result = { status: '', ms: 0 };
-    const outcome = flow.locator('#view-success:visible, #view-failure:visible, #view-otp:visible, #view-question:visible, #login-error:visible').first();
-    await outcome.waitFor();
-    if (f.otp && await flow.locator('#view-otp').isVisible()) {
-      const t0 = Date.now();
-      const code = await latestCode(f.username, before);
-      waited += Date.now() - t0;
-      await flow.locator('#otp').fill(code);
-      await flow.locator('#otp-submit').click();
+    try {
+      await run(page, flow, f, shot);
+    } catch (e) {
+      // Say what the flow showed instead, for the test's log.
+      const views = await flow.locator('[id^="view-"]:visible').evaluateAll(
+        (els) => els.map((el) => el.id + ': ' + el.textContent.replace(/\s+/g, ' ').trim().slice(0, 300))).catch(() => []);
+      console.error(`flow ${i} (${f.username}): visible: ${JSON.stringify(views)}`);
+      throw e;
     }
-    if (f.answer && await flow.locator('#view-question').isVisible()) {
-      result.question = (await flow.locator('#question-message').textContent()) || '';
-      await flow.locator('#answer').fill(f.answer);
-      await flow.locator('#question-submit').click();
-    }
-    await flow.locator('#view-success:visible, #view-failure:visible, #login-error:visible').first().waitFor();
-    result.ms = Date.now() - started - waited;
-    if (await flow.locator('#view-success').isVisible()) {
-      result.status = 'success';
-    } else if (await flow.locator('#login-error').isVisible()) {
-      result.status = 'error';
-      result.message = await flow.locator('#login-error').textContent();
-    } else {
-      result.status = 'failure';
-      result.message = await flow.locator('#failure-message').textContent();
-    }
-    await shot(result.status);
-    results.push(result);
     await page.close();
   }
 } finally {
   await browser.close();
 }
 process.stdout.write(JSON.stringify(results) + '\n');
+
+// run logs in through the flow and records the outcome in results.
+async function run(page, flow, f, shot) {
+  await flow.locator('#search').fill('reference');
+  await flow.locator('.merchant', { hasText: 'Hitch Reference Shop' }).click();
+  await flow.locator('#username').fill(f.username);
+  await flow.locator('#password').fill(f.password);
+  const before = f.otp ? await latestCode(f.username, null).catch(() => null) : null;
+  let started = Date.now();
+  let waited = 0;
+  await flow.locator('#login-submit').click();
+  const result = { status: '', ms: 0 };
+  const outcome = flow.locator('#view-success:visible, #view-failure:visible, #view-otp:visible, #view-question:visible, #login-error:visible').first();
+  await outcome.waitFor();
+  if (f.otp && await flow.locator('#view-otp').isVisible()) {
+    const t0 = Date.now();
+    const code = await latestCode(f.username, before);
+    waited += Date.now() - t0;
+    await flow.locator('#otp').fill(code);
+    await flow.locator('#otp-submit').click();
+  }
+  if (f.answer && await flow.locator('#view-question').isVisible()) {
+    result.question = (await flow.locator('#question-message').textContent()) || '';
+    await flow.locator('#answer').fill(f.answer);
+    await flow.locator('#question-submit').click();
+  }
+  await flow.locator('#view-success:visible, #view-failure:visible, #login-error:visible').first().waitFor();
+  result.ms = Date.now() - started - waited;
+  if (await flow.locator('#view-success').isVisible()) {
+    result.status = 'success';
+  } else if (await flow.locator('#login-error').isVisible()) {
+    result.status = 'error';
+    result.message = await flow.locator('#login-error').textContent();
+  } else {
+    result.status = 'failure';
+    result.message = await flow.locator('#failure-message').textContent();
+  }
+  await shot(result.status);
+  results.push(result);
+}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/hitchdev/hitch/internal/account"
 	"github.com/hitchdev/hitch/internal/audit"
+	"github.com/hitchdev/hitch/internal/clientip"
 	"github.com/hitchdev/hitch/internal/developer"
 	"github.com/hitchdev/hitch/internal/field"
 	"github.com/hitchdev/hitch/internal/link"
@@ -419,7 +420,7 @@ func (d *dashboard) renderSignin(w http.ResponseWriter, r *http.Request, status 
 }
 
 func (d *dashboard) signin(w http.ResponseWriter, r *http.Request) {
-	if ok, retry := d.signins.Allow(origin(r).IP); !ok {
+	if ok, retry := d.signins.Allow(clientip.LimitKey(clientIP(r))); !ok {
 		w.Header().Set("Retry-After", strconv.Itoa(retry))
 		d.renderSignin(w, r, http.StatusTooManyRequests, signinData{},
 			"Too many sign-in attempts from your network. Wait a few seconds and try again.")

@@ -425,3 +425,52 @@ func TestDashboardSignInBusy(t *testing.T) {
 		h.dash().mustSignIn("ada@example.com", password)
 	}, withMembers(member.Config{MaxConcurrentChecks: 1, CheckWait: 20 * time.Millisecond}), withHeldCheck(heldGuess))
 }
+
+// A member who is removed, or locked by repeated wrong passwords, loses
+// the sign-ins already made at once: the old cookie's next request gets
+// the sign-in page, and it does not come back when the lock ends.
+func TestDashboardLockedOrRemovedMemberSignedOut(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, h *harness) {
+		adaPassword := h.addMember("ada@example.com", store.RoleAdmin)
+		bobPassword := h.addMember("bob@example.com", store.RoleDeveloper)
+		carolPassword := h.addMember("carol@example.com", store.RoleDeveloper)
+		admin, bob, carol := h.dash(), h.dash(), h.dash()
+		admin.mustSignIn("ada@example.com", adaPassword)
+		bob.mustSignIn("bob@example.com", bobPassword)
+		carol.mustSignIn("carol@example.com", carolPassword)
+		for _, d := range []*dash{bob, carol} {
+			if r := d.get("/dashboard"); r.status != http.StatusOK {
+				t.Fatalf("signed in: %d", r.status)
+			}
+		}
+		signedOut := func(d *dash, who string) {
+			t.Helper()
+			r := d.get("/dashboard/members")
+			if r.status != http.StatusSeeOther || !strings.HasPrefix(r.header.Get("Location"), "/dashboard/signin") {
+				t.Fatalf("%s's old sign-in: %d %s", who, r.status, r.header.Get("Location"))
+			}
+		}
+
+		// Removed by an admin in the dashboard.
+		bobID := h.memberOf(h.clientID, "bob@example.com").ID
+		if r := admin.post("/dashboard/members/"+bobID+"/remove", nil); r.status != http.StatusSeeOther {
+			t.Fatalf("remove: %d %.300s", r.status, r.body)
+		}
+		signedOut(bob, "bob")
+
+		// Locked by wrong passwords sent from elsewhere.
+		guesser := h.dash()
+		for range member.DefaultMaxFailures {
+			if r := guesser.signIn("carol@example.com", "guess"); r.status != http.StatusUnauthorized {
+				t.Fatalf("wrong password: %d", r.status)
+			}
+		}
+		signedOut(carol, "carol")
+		h.clock.Advance(member.DefaultLockout)
+		signedOut(carol, "carol, after the lock")
+		if r := admin.get("/dashboard"); r.status != http.StatusOK {
+			t.Fatalf("the admin's sign-in ended too: %d", r.status)
+		}
+	})
+}

@@ -367,14 +367,15 @@ func TestDashboardPasswordChange(t *testing.T) {
 		}
 
 		// Wrong current passwords lock the member like wrong sign-ins:
-		// then even the right one is refused, at sign-in too.
+		// the lock ends the sign-in that guessed, and even the right
+		// password is refused at sign-in.
 		for range member.DefaultMaxFailures {
 			if r := d.postPassword(url.Values{"current": {"guess"}, "new": {chosen + "2"}, "confirm": {chosen + "2"}}); r.status != http.StatusForbidden {
 				t.Fatalf("wrong current password: %d", r.status)
 			}
 		}
-		if r := d.postPassword(url.Values{"current": {chosen}, "new": {chosen + "2"}, "confirm": {chosen + "2"}}); r.status != http.StatusForbidden {
-			t.Fatalf("the right current password while locked: %d", r.status)
+		if r := d.get("/dashboard/password"); r.status != http.StatusSeeOther || !strings.HasPrefix(r.header.Get("Location"), "/dashboard/signin") {
+			t.Fatalf("the sign-in that locked the member: %d %s", r.status, r.header.Get("Location"))
 		}
 		if r := h.dash().signIn("ada@example.com", chosen); r.status != http.StatusUnauthorized {
 			t.Fatalf("sign-in while locked: %d", r.status)

@@ -777,9 +777,8 @@ func (s *Service) refuse(ctx context.Context, p *Principal, action string, origi
 			return err
 		}
 		// A lock ends the member's sign-ins too: someone who signed in
-		// with a password being guessed may not be its owner. No sign-in
-		// has the id "", so every one of the member's goes.
-		_, err = ex.DashboardSessionDeleteOthers(ctx, p.Member.ClientID, p.Member.ID, "")
+		// with a password being guessed may not be its owner.
+		_, err = ex.DashboardSessionDeleteMember(ctx, p.Member.ClientID, p.Member.ID)
 		return err
 	})
 	if err != nil && !errors.Is(err, store.ErrNotFound) { // not found: removed meanwhile

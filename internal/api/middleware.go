@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -101,7 +102,10 @@ func (s *Server) withAccessLog(next http.Handler) http.Handler {
 			level = slog.LevelError
 		}
 		st := stateFrom(r.Context())
-		if st != nil && st.clientGone {
+		// A fault answered to a client that had gone (a page, which has no
+		// writeError) is the client's doing too.
+		gone := rec.status >= 500 && errors.Is(r.Context().Err(), context.Canceled)
+		if gone || st != nil && st.clientGone {
 			status, level = statusClientClosedRequest, slog.LevelInfo
 		}
 		attrs := [7]slog.Attr{

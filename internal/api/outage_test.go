@@ -136,18 +136,28 @@ func TestDatabaseOutagePostgres(t *testing.T) {
 	if r := list(); r.status != http.StatusOK {
 		t.Fatalf("before the outage: %d %s", r.status, r.body)
 	}
+	password := h.addMember("ada@example.com", store.RoleAdmin)
+	d := h.dash()
+	d.mustSignIn("ada@example.com", password)
 
 	proxy.cut()
 	expectDatabaseUnavailable(t, list())
 	expectDatabaseUnavailable(t, h.do("POST", "/session/create",
 		map[string]any{"type": "link", "external_user_id": "u1"}, nil))
-	if strings.Contains(h.logs.String(), `"request failed"`) {
+	// The dashboard says so too.
+	if r := d.get("/dashboard"); r.status != http.StatusServiceUnavailable || r.header.Get("Retry-After") != "5" {
+		t.Fatalf("dashboard during the outage: %d, Retry-After %q", r.status, r.header.Get("Retry-After"))
+	}
+	if strings.Contains(h.logs.String(), `"request failed"`) || strings.Contains(h.logs.String(), `"msg":"dashboard`) {
 		t.Fatalf("the outage was logged as a fault:\n%s", h.logs)
 	}
 
 	proxy.restore()
 	if r := list(); r.status != http.StatusOK {
 		t.Fatalf("after the outage: %d %s", r.status, r.body)
+	}
+	if r := d.get("/dashboard"); r.status != http.StatusOK {
+		t.Fatalf("dashboard after the outage: %d", r.status)
 	}
 }
 

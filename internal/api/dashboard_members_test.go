@@ -367,14 +367,15 @@ func TestDashboardPasswordChange(t *testing.T) {
 		}
 
 		// Wrong current passwords lock the member like wrong sign-ins:
-		// then even the right one is refused, at sign-in too.
+		// the lock ends the sign-in that guessed, and even the right
+		// password is refused at sign-in.
 		for range member.DefaultMaxFailures {
 			if r := d.postPassword(url.Values{"current": {"guess"}, "new": {chosen + "2"}, "confirm": {chosen + "2"}}); r.status != http.StatusForbidden {
 				t.Fatalf("wrong current password: %d", r.status)
 			}
 		}
-		if r := d.postPassword(url.Values{"current": {chosen}, "new": {chosen + "2"}, "confirm": {chosen + "2"}}); r.status != http.StatusForbidden {
-			t.Fatalf("the right current password while locked: %d", r.status)
+		if r := d.get("/dashboard/password"); r.status != http.StatusSeeOther || !strings.HasPrefix(r.header.Get("Location"), "/dashboard/signin") {
+			t.Fatalf("the sign-in that locked the member: %d %s", r.status, r.header.Get("Location"))
 		}
 		if r := h.dash().signIn("ada@example.com", chosen); r.status != http.StatusUnauthorized {
 			t.Fatalf("sign-in while locked: %d", r.status)
@@ -424,4 +425,53 @@ func TestDashboardSignInBusy(t *testing.T) {
 		}
 		h.dash().mustSignIn("ada@example.com", password)
 	}, withMembers(member.Config{MaxConcurrentChecks: 1, CheckWait: 20 * time.Millisecond}), withHeldCheck(heldGuess))
+}
+
+// A member who is removed, or locked by repeated wrong passwords, loses
+// the sign-ins already made at once: the old cookie's next request gets
+// the sign-in page, and it does not come back when the lock ends.
+func TestDashboardLockedOrRemovedMemberSignedOut(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, h *harness) {
+		adaPassword := h.addMember("ada@example.com", store.RoleAdmin)
+		bobPassword := h.addMember("bob@example.com", store.RoleDeveloper)
+		carolPassword := h.addMember("carol@example.com", store.RoleDeveloper)
+		admin, bob, carol := h.dash(), h.dash(), h.dash()
+		admin.mustSignIn("ada@example.com", adaPassword)
+		bob.mustSignIn("bob@example.com", bobPassword)
+		carol.mustSignIn("carol@example.com", carolPassword)
+		for _, d := range []*dash{bob, carol} {
+			if r := d.get("/dashboard"); r.status != http.StatusOK {
+				t.Fatalf("signed in: %d", r.status)
+			}
+		}
+		signedOut := func(d *dash, who string) {
+			t.Helper()
+			r := d.get("/dashboard/members")
+			if r.status != http.StatusSeeOther || !strings.HasPrefix(r.header.Get("Location"), "/dashboard/signin") {
+				t.Fatalf("%s's old sign-in: %d %s", who, r.status, r.header.Get("Location"))
+			}
+		}
+
+		// Removed by an admin in the dashboard.
+		bobID := h.memberOf(h.clientID, "bob@example.com").ID
+		if r := admin.post("/dashboard/members/"+bobID+"/remove", nil); r.status != http.StatusSeeOther {
+			t.Fatalf("remove: %d %.300s", r.status, r.body)
+		}
+		signedOut(bob, "bob")
+
+		// Locked by wrong passwords sent from elsewhere.
+		guesser := h.dash()
+		for range member.DefaultMaxFailures {
+			if r := guesser.signIn("carol@example.com", "guess"); r.status != http.StatusUnauthorized {
+				t.Fatalf("wrong password: %d", r.status)
+			}
+		}
+		signedOut(carol, "carol")
+		h.clock.Advance(member.DefaultLockout)
+		signedOut(carol, "carol, after the lock")
+		if r := admin.get("/dashboard"); r.status != http.StatusOK {
+			t.Fatalf("the admin's sign-in ended too: %d", r.status)
+		}
+	})
 }

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -16,6 +17,7 @@ import (
 	"github.com/hitchdev/hitch/internal/field"
 	"github.com/hitchdev/hitch/internal/link"
 	"github.com/hitchdev/hitch/internal/session"
+	"github.com/hitchdev/hitch/internal/store"
 	"github.com/hitchdev/hitch/internal/transaction"
 	"github.com/hitchdev/hitch/internal/webhook"
 )
@@ -63,6 +65,7 @@ const (
 	CodeRateLimitExceeded     = "RATE_LIMIT_EXCEEDED"
 	CodeInternalServerError   = "INTERNAL_SERVER_ERROR"
 	CodeServiceUnavailable    = "SERVICE_UNAVAILABLE"
+	CodeDatabaseUnavailable   = "DATABASE_UNAVAILABLE"
 	messageInvalidCredentials = "Invalid client_id or secret provided."
 )
 
@@ -111,12 +114,20 @@ func errRateLimited(retryAfter int) *Error {
 		Header:  http.Header{"Retry-After": {strconv.Itoa(retryAfter)}}}
 }
 
+// databaseRetryAfter is the Retry-After, in seconds, of a request refused
+// while the database is unavailable: long enough not to hammer a database
+// that is coming back, short enough that clients notice it is back soon.
+const databaseRetryAfter = "5"
+
 // domainErrors maps the domain packages' sentinel errors to wire errors.
 var domainErrors = []struct {
 	err  error
 	wire *Error
 }{
 	{developer.ErrInvalidCredentials, errInvalidCredentials()},
+	{store.ErrUnavailable, &Error{Status: http.StatusServiceUnavailable, Type: TypeAPIError, Code: CodeDatabaseUnavailable,
+		Message: "The database is unavailable for now. Retry after the number of seconds in the Retry-After header.",
+		Header:  http.Header{"Retry-After": {databaseRetryAfter}}}},
 	{account.ErrUserNotFound, &Error{Status: http.StatusNotFound, Type: TypeUserError, Code: CodeUserNotFound,
 		Message: "No user with this external_user_id was found."}},
 	{account.ErrNotFound, &Error{Status: http.StatusNotFound, Type: TypeMerchantAccountError, Code: CodeAccountNotFound,
@@ -197,10 +208,23 @@ func toWire(err error) (*Error, bool) {
 }
 
 // writeError writes err as the wire error body, logging errors that were not
-// made for the client.
+// made for the client. A request whose client went away (its context
+// canceled) gets no answer: nobody reads it, and the access log records
+// status 499 at info level, not a fault of Hitch. A panic is a fault
+// whatever the client did.
 func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
+	if errors.Is(r.Context().Err(), context.Canceled) && !errors.As(err, new(*panicError)) {
+		if st := stateFrom(r.Context()); st != nil {
+			st.clientGone = true
+		}
+		log.DebugContext(r.Context(), "client went away", "request_id", requestIDFrom(r.Context()), "error", err)
+		return
+	}
 	wire, known := toWire(err)
-	if !known {
+	switch {
+	case errors.Is(err, store.ErrUnavailable):
+		log.WarnContext(r.Context(), "database unavailable", "request_id", requestIDFrom(r.Context()), "error", err)
+	case !known:
 		log.ErrorContext(r.Context(), "request failed", "request_id", requestIDFrom(r.Context()), "error", err)
 	}
 	for k, vs := range wire.Header {

@@ -135,6 +135,9 @@ type harnessOptions struct {
 	noCache bool
 	// trustedProxies is --trusted-proxies (default none).
 	trustedProxies []netip.Prefix
+	// wrap, when set, wraps the server's handler (a test sees requests
+	// arrive).
+	wrap func(http.Handler) http.Handler
 }
 
 // withWorkers runs the job workers in the harness.
@@ -220,6 +223,9 @@ func newHarness(t *testing.T, st store.Store, opts ...func(*harnessOptions)) *ha
 	h.catalog = a.Catalog
 	h.work = a.Work
 	srv.Config.Handler = h.server
+	if o.wrap != nil {
+		srv.Config.Handler = o.wrap(h.server)
+	}
 	srv.Start()
 	t.Cleanup(srv.Close)
 	h.url = srv.URL

@@ -30,7 +30,7 @@ func (s *Server) connectorAuthed(h handlerFunc) http.Handler {
 		}
 		c, ok := s.Connectors.Cached(id, secret)
 		if !ok {
-			ip := s.clientIP(r)
+			ip := s.limitKey(r)
 			if ok, retry := s.authFailures.Peek(ip); !ok {
 				return errRateLimited(retry)
 			}

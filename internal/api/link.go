@@ -50,7 +50,7 @@ const (
 // cached (the answers describe a live session).
 func (s *Server) flow(h handlerFunc) http.Handler {
 	return s.public(func(w http.ResponseWriter, r *http.Request) error {
-		if ok, retry := s.flowLimiter.Allow(s.clientIP(r)); !ok {
+		if ok, retry := s.flowLimiter.Allow(s.limitKey(r)); !ok {
 			return errRateLimited(retry)
 		}
 		w.Header().Set("Cache-Control", "no-store")
@@ -486,7 +486,7 @@ func sdkEventLabel(raw json.RawMessage) string {
 // without credentials.
 func (s *Server) sdkEvent(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Access-Control-Allow-Origin", "*")
-	if ok, retry := s.eventsLimiter.Allow(s.clientIP(r)); !ok {
+	if ok, retry := s.eventsLimiter.Allow(s.limitKey(r)); !ok {
 		return errRateLimited(retry)
 	}
 	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))

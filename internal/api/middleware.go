@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -32,6 +33,8 @@ var apiVersionHeader = []string{APIVersion}
 type requestState struct {
 	id     string
 	client *store.Client
+	// clientGone: the client went away before its answer (writeError).
+	clientGone bool
 }
 
 type requestStateKey struct{}
@@ -94,19 +97,26 @@ func (s *Server) withAccessLog(next http.Handler) http.Handler {
 		start := time.Now()
 		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 		next.ServeHTTP(rec, r)
-		level := slog.LevelInfo
+		level, status := slog.LevelInfo, rec.status
 		if rec.status >= 500 {
 			level = slog.LevelError
+		}
+		st := stateFrom(r.Context())
+		// A fault answered to a client that had gone (a page, which has no
+		// writeError) is the client's doing too.
+		gone := rec.status >= 500 && errors.Is(r.Context().Err(), context.Canceled)
+		if gone || st != nil && st.clientGone {
+			status, level = statusClientClosedRequest, slog.LevelInfo
 		}
 		attrs := [7]slog.Attr{
 			slog.String("method", r.Method),
 			slog.String("path", r.URL.Path),
-			slog.Int("status", rec.status),
+			slog.Int("status", status),
 			slog.Int("bytes", rec.bytes),
 			slog.Duration("duration", time.Since(start)),
 		}
 		n := 5
-		if st := stateFrom(r.Context()); st != nil {
+		if st != nil {
 			attrs[n] = slog.String("request_id", st.id)
 			n++
 			if st.client != nil {
@@ -118,6 +128,18 @@ func (s *Server) withAccessLog(next http.Handler) http.Handler {
 	})
 }
 
+// statusClientClosedRequest is the access log's status of a request whose
+// client went away before its answer (nginx's 499); it is never sent.
+const statusClientClosedRequest = 499
+
+// panicError is a panic recovered while serving a request.
+type panicError struct {
+	value any
+	stack []byte
+}
+
+func (e *panicError) Error() string { return fmt.Sprintf("panic: %v\n%s", e.value, e.stack) }
+
 // withRecover turns a panic into a 500 with the wire error body.
 func (s *Server) withRecover(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -126,7 +148,7 @@ func (s *Server) withRecover(next http.Handler) http.Handler {
 				if v == http.ErrAbortHandler {
 					panic(v)
 				}
-				writeError(w, r, s.Logger, fmt.Errorf("panic: %v\n%s", v, debug.Stack()))
+				writeError(w, r, s.Logger, &panicError{value: v, stack: debug.Stack()})
 			}
 		}()
 		next.ServeHTTP(w, r)

@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"fmt"
 	"net/http"
 	"net/netip"
 	"net/url"
@@ -63,6 +64,44 @@ func TestTrustedProxiesSeparateClients(t *testing.T) {
 			}, tc.opts...)
 		})
 	}
+}
+
+// The per-IP limits key an IPv6 client on its /64, so that rotating
+// addresses inside it does not reset them, and an IPv4 client (also written
+// IPv4-mapped) on its address.
+func TestPerIPLimitsKeyIPv6On64(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, h *harness) {
+		bad := basic(h.clientID, "hsk_wrong_secret_wrong_secret_wrong_secret")
+		fail := func(xff string) int {
+			t.Helper()
+			return h.do("GET", "/jwe/key", nil, http.Header{"Authorization": {bad}, "X-Forwarded-For": {xff}}).status
+		}
+		// The harness clock stands still: the burst of 20 is all a client
+		// gets, whatever addresses of its /64 it sends from.
+		for i := range 20 {
+			if st := fail(fmt.Sprintf("2001:db8:1:2::%x", i+1)); st != http.StatusUnauthorized {
+				t.Fatalf("failure %d: %d", i, st)
+			}
+		}
+		if st := fail("2001:db8:1:2:ffff:ffff:ffff:ffff"); st != http.StatusTooManyRequests {
+			t.Fatalf("another address of the same /64: %d", st)
+		}
+		if st := fail("2001:db8:1:3::1"); st != http.StatusUnauthorized {
+			t.Fatalf("the next /64: %d", st)
+		}
+		for i := range 20 {
+			if st := fail("::ffff:198.51.100.1"); st != http.StatusUnauthorized {
+				t.Fatalf("IPv4-mapped failure %d: %d", i, st)
+			}
+		}
+		if st := fail("198.51.100.1"); st != http.StatusTooManyRequests {
+			t.Fatalf("the IPv4 address of a throttled mapped one: %d", st)
+		}
+		if st := fail("198.51.100.2"); st != http.StatusUnauthorized {
+			t.Fatalf("the next IPv4 address: %d", st)
+		}
+	}, behindProxy)
 }
 
 // Behind a trusted proxy, the dashboard's audit records name the client,

@@ -167,7 +167,7 @@ func (s *Server) authed(h handlerFunc) http.Handler {
 		}
 		client, ok := s.Developers.Cached(s.Env, id, secret)
 		if !ok {
-			ip := s.clientIP(r)
+			ip := s.limitKey(r)
 			if ok, retry := s.authFailures.Peek(ip); !ok {
 				return errRateLimited(retry)
 			}
@@ -193,10 +193,16 @@ func (s *Server) authed(h handlerFunc) http.Handler {
 	})
 }
 
-// clientIP is the address the request came from, the key of the per-IP
-// limits: behind trusted proxies, read from X-Forwarded-For.
+// clientIP is the address the request came from: behind trusted proxies,
+// read from X-Forwarded-For.
 func (s *Server) clientIP(r *http.Request) string {
 	return clientip.FromRequest(r, s.TrustedProxies)
+}
+
+// limitKey is the key of the per-IP limits: the client's IPv4 address, or
+// its IPv6 /64.
+func (s *Server) limitKey(r *http.Request) string {
+	return clientip.LimitKey(s.clientIP(r))
 }
 
 // by is the actor of an audited change made with the developer's API

@@ -1,7 +1,7 @@
 // Package clientip finds the address of the client that sent a request,
 // believing X-Forwarded-For only as far as it was written by reverse proxies
 // the operator trusts (--trusted-proxies). Per-IP rate limits and the audit
-// log key on this address.
+// log key on this address (the limits on its /64 for IPv6: LimitKey).
 //
 // The walk is rightmost-untrusted: each proxy appends the address it was
 // reached from, so X-Forwarded-For is read from the right, past trusted
@@ -62,6 +62,23 @@ func FromRequest(r *http.Request, trusted []netip.Prefix) string {
 	// Every hop is a trusted address: the client is inside the trusted
 	// network, and the leftmost hop is the nearest to it.
 	return client.String()
+}
+
+// LimitKey is the key of per-IP limits for a client address FromRequest
+// returned: an IPv4 address is its own key, an IPv6 address counts as its
+// /64 ("2001:db8:1:2::/64"), the block a single subscriber or host is
+// usually given, so that rotating addresses inside it does not reset the
+// limits. IPv4-mapped IPv6 counts as its IPv4 address. Anything that is not
+// an IP address is its own key.
+func LimitKey(ip string) string {
+	addr, ok := parseAddr(ip)
+	if !ok {
+		return ip
+	}
+	if addr.Is4() {
+		return addr.String()
+	}
+	return netip.PrefixFrom(addr, 64).Masked().String()
 }
 
 // ParseProxies parses a comma-separated list of CIDRs and single IP

@@ -132,3 +132,26 @@ func TestParseProxies(t *testing.T) {
 		}
 	}
 }
+
+func TestLimitKey(t *testing.T) {
+	t.Parallel()
+	cases := []struct{ ip, want string }{
+		{"203.0.113.9", "203.0.113.9"},
+		{"::ffff:203.0.113.9", "203.0.113.9"},
+		{"2001:db8:1:2::9", "2001:db8:1:2::/64"},
+		{"2001:db8:1:2:ffff:ffff:ffff:ffff", "2001:db8:1:2::/64"},
+		{"2001:db8:1:3::9", "2001:db8:1:3::/64"},
+		{"::1", "::/64"},
+		{"@", "@"}, // not an IP address (a Unix socket): keyed as it is
+	}
+	for _, tc := range cases {
+		if got := LimitKey(tc.ip); got != tc.want {
+			t.Errorf("LimitKey(%q) = %q, want %q", tc.ip, got, tc.want)
+		}
+	}
+	// Every address FromRequest returns keys as LimitKey says.
+	r := &http.Request{RemoteAddr: "[2001:db8:1:2::abcd%eth0]:5000", Header: http.Header{}}
+	if got := LimitKey(FromRequest(r, nil)); got != "2001:db8:1:2::/64" {
+		t.Errorf("zoned IPv6 peer keyed %q", got)
+	}
+}

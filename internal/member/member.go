@@ -772,7 +772,13 @@ func (s *Service) refuse(ctx context.Context, p *Principal, action string, origi
 		if !count {
 			return nil
 		}
-		_, err := ex.MemberRecordFailure(ctx, p.Member.ClientID, p.Member.ID, s.cfg.MaxFailures, now.Add(s.cfg.Lockout), now)
+		locked, err := ex.MemberRecordFailure(ctx, p.Member.ClientID, p.Member.ID, s.cfg.MaxFailures, now.Add(s.cfg.Lockout), now)
+		if err != nil || !locked {
+			return err
+		}
+		// A lock ends the member's sign-ins too: someone who signed in
+		// with a password being guessed may not be its owner.
+		_, err = ex.DashboardSessionDeleteMember(ctx, p.Member.ClientID, p.Member.ID)
 		return err
 	})
 	if err != nil && !errors.Is(err, store.ErrNotFound) { // not found: removed meanwhile
@@ -860,7 +866,8 @@ func (s *Service) ChangePassword(ctx context.Context, p *Principal, current, nex
 }
 
 // Authenticate returns the principal of a sign-in's cookie value. An idle
-// or too old sign-in is ended and ErrSessionEnded returned.
+// or too old sign-in, or one of a locked member, is ended and
+// ErrSessionEnded returned. A removed member's sign-ins are gone with it.
 func (s *Service) Authenticate(ctx context.Context, token string) (*Principal, error) {
 	if token == "" || len(token) > 128 {
 		return nil, ErrSessionEnded
@@ -873,7 +880,8 @@ func (s *Service) Authenticate(ctx context.Context, token string) (*Principal, e
 		return nil, err
 	}
 	now := s.now().UTC()
-	if !now.Before(sess.ExpiresAt) || now.Sub(sess.LastSeenAt) >= s.cfg.IdleTimeout {
+	locked := m.LockedUntil != nil && now.Before(*m.LockedUntil)
+	if locked || !now.Before(sess.ExpiresAt) || now.Sub(sess.LastSeenAt) >= s.cfg.IdleTimeout {
 		if err := s.store.DashboardSessionDelete(ctx, sess.ClientID, sess.ID); err != nil && !errors.Is(err, store.ErrNotFound) {
 			return nil, err
 		}

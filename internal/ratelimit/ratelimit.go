@@ -3,6 +3,7 @@
 package ratelimit
 
 import (
+	"hash/maphash"
 	"math"
 	"sync"
 	"time"
@@ -10,28 +11,54 @@ import (
 
 // Limiter is a token bucket per key, on this node. It is safe for
 // concurrent use.
+//
+// Its memory is bounded: the keys are spread over shards, each a map and a
+// least-recently-used list under its own lock, and a shard that is full
+// forgets its least recently used key to make room. Every call is O(1):
+// no call scans the buckets, so a client sending many new keys cannot hold
+// a lock for long, and calls on different shards do not wait for each
+// other.
 type Limiter struct {
-	rate  float64
-	burst float64
-	now   func() time.Time
+	rate   float64
+	burst  float64
+	now    func() time.Time
+	seed   maphash.Seed
+	shards [shardCount]shard
+}
 
+type shard struct {
 	mu      sync.Mutex
 	buckets map[string]*bucket
+	// lru is the sentinel of a ring of the shard's buckets, most recently
+	// used first.
+	lru bucket
 }
 
 type bucket struct {
-	tokens float64
-	last   time.Time
+	key        string
+	tokens     float64
+	last       time.Time
+	prev, next *bucket
 }
+
+// maxBuckets bounds the limiter's memory (about 150 bytes a key); past it,
+// each shard forgets the keys idle the longest.
+const (
+	maxBuckets      = 100_000
+	shardCount      = 64
+	bucketsPerShard = maxBuckets / shardCount
+)
 
 // New returns a Limiter that refills rate tokens a second up to burst.
 func New(rate float64, burst int, now func() time.Time) *Limiter {
-	return &Limiter{rate: rate, burst: float64(burst), now: now, buckets: map[string]*bucket{}}
+	l := &Limiter{rate: rate, burst: float64(burst), now: now, seed: maphash.MakeSeed()}
+	for i := range l.shards {
+		s := &l.shards[i]
+		s.buckets = map[string]*bucket{}
+		s.lru.prev, s.lru.next = &s.lru, &s.lru
+	}
+	return l
 }
-
-// maxBuckets bounds the limiter's memory; past it, full buckets (keys idle
-// long enough to refill) are forgotten.
-const maxBuckets = 100_000
 
 // Allow takes a token for key, or reports how many seconds until one is
 // available.
@@ -46,16 +73,22 @@ func (l *Limiter) Peek(key string) (bool, int) {
 
 func (l *Limiter) take(key string, consume bool) (bool, int) {
 	now := l.now()
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	b, ok := l.buckets[key]
-	if !ok {
-		if len(l.buckets) >= maxBuckets {
-			l.prune(now)
+	s := &l.shards[maphash.String(l.seed, key)%shardCount]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b, ok := s.buckets[key]
+	if ok {
+		s.unlink(b)
+	} else {
+		if len(s.buckets) >= bucketsPerShard {
+			oldest := s.lru.prev
+			s.unlink(oldest)
+			delete(s.buckets, oldest.key)
 		}
-		b = &bucket{tokens: l.burst, last: now}
-		l.buckets[key] = b
+		b = &bucket{key: key, tokens: l.burst, last: now}
+		s.buckets[key] = b
 	}
+	s.pushFront(b)
 	b.tokens = math.Min(l.burst, b.tokens+max(0, now.Sub(b.last).Seconds())*l.rate)
 	b.last = now
 	if b.tokens >= 1 {
@@ -67,11 +100,13 @@ func (l *Limiter) take(key string, consume bool) (bool, int) {
 	return false, int(math.Ceil((1 - b.tokens) / l.rate))
 }
 
-// prune forgets buckets that have refilled.
-func (l *Limiter) prune(now time.Time) {
-	for k, b := range l.buckets {
-		if b.tokens+now.Sub(b.last).Seconds()*l.rate >= l.burst {
-			delete(l.buckets, k)
-		}
-	}
+func (s *shard) unlink(b *bucket) {
+	b.prev.next, b.next.prev = b.next, b.prev
+	b.prev, b.next = nil, nil
+}
+
+func (s *shard) pushFront(b *bucket) {
+	b.prev, b.next = &s.lru, s.lru.next
+	s.lru.next.prev = b
+	s.lru.next = b
 }

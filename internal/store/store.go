@@ -17,6 +17,12 @@ var ErrNotFound = errors.New("not found")
 // ErrConflict is returned when a write violates a uniqueness rule.
 var ErrConflict = errors.New("conflict")
 
+// ErrUnavailable wraps an error of a database that cannot be reached or
+// cannot serve for now (PostgreSQL down or refusing connections, a SQLite
+// file locked by another process past the busy timeout): the same call may
+// succeed later, and the pool reconnects by itself.
+var ErrUnavailable = errors.New("database unavailable")
+
 // Store is an open database: an Executor on the connection pool plus
 // transactions, health and migrations.
 type Store interface {
@@ -357,6 +363,8 @@ type Executor interface {
 	// DashboardSessionDeleteExpired removes the sign-ins that ended before
 	// now (absolute expiry) or were last seen before idleBefore.
 	DashboardSessionDeleteExpired(ctx context.Context, now, idleBefore time.Time) (int64, error)
+	// DashboardSessionDeleteMember ends every sign-in of a member.
+	DashboardSessionDeleteMember(ctx context.Context, clientID, memberID string) (int64, error)
 	// DashboardSessionDeleteOthers ends every sign-in of a member but
 	// keepID's, and reports how many it ended.
 	DashboardSessionDeleteOthers(ctx context.Context, clientID, memberID, keepID string) (int64, error)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/hitchdev/hitch/internal/account"
 	"github.com/hitchdev/hitch/internal/audit"
+	"github.com/hitchdev/hitch/internal/clientip"
 	"github.com/hitchdev/hitch/internal/developer"
 	"github.com/hitchdev/hitch/internal/field"
 	"github.com/hitchdev/hitch/internal/link"
@@ -223,8 +224,8 @@ func (d *dashboard) signedIn(fn action, changingPassword bool) http.HandlerFunc 
 		}
 		if err != nil {
 			if !errors.Is(err, member.ErrSessionEnded) && !errors.Is(err, http.ErrNoCookie) {
-				d.renderError(w, r, nil, http.StatusInternalServerError, "Something went wrong. Try again.")
-				d.log.ErrorContext(r.Context(), "dashboard: authenticate", "error", err)
+				pe := d.failure(r.Context(), "dashboard: authenticate", err)
+				d.renderError(w, r, nil, pe.status, pe.message)
 				return
 			}
 			d.clearCookie(w, sessionCookie)
@@ -276,7 +277,22 @@ func (d *dashboard) domainError(ctx context.Context, err error) *pageError {
 	case errors.Is(err, account.ErrUnknownMerchant):
 		return &pageError{http.StatusNotFound, "There is no such merchant."}
 	}
-	d.log.ErrorContext(ctx, "dashboard", "error", err)
+	return d.failure(ctx, "dashboard", err)
+}
+
+// failure is the page of an error no page explains: 503 while the
+// database is unavailable; nothing logged as a fault when the client went
+// away (the access log says 499); else a 500 whose cause is logged.
+func (d *dashboard) failure(ctx context.Context, what string, err error) *pageError {
+	switch {
+	case errors.Is(ctx.Err(), context.Canceled):
+		d.log.DebugContext(ctx, what+": client went away", "error", err)
+	case errors.Is(err, store.ErrUnavailable):
+		d.log.WarnContext(ctx, "database unavailable", "error", err)
+		return &pageError{http.StatusServiceUnavailable, "The database is unavailable for now. Try again in a few seconds."}
+	default:
+		d.log.ErrorContext(ctx, what, "error", err)
+	}
 	return &pageError{http.StatusInternalServerError, "Something went wrong. Try again."}
 }
 
@@ -340,6 +356,9 @@ func (d *dashboard) render(w http.ResponseWriter, r *http.Request, status int, p
 }
 
 func (d *dashboard) renderError(w http.ResponseWriter, r *http.Request, p *member.Principal, status int, message string) {
+	if status == http.StatusServiceUnavailable && w.Header().Get("Retry-After") == "" {
+		w.Header().Set("Retry-After", "5")
+	}
 	d.render(w, r, status, "error", &view{Title: http.StatusText(status), P: p, Error: message})
 }
 
@@ -419,7 +438,7 @@ func (d *dashboard) renderSignin(w http.ResponseWriter, r *http.Request, status 
 }
 
 func (d *dashboard) signin(w http.ResponseWriter, r *http.Request) {
-	if ok, retry := d.signins.Allow(origin(r).IP); !ok {
+	if ok, retry := d.signins.Allow(clientip.LimitKey(clientIP(r))); !ok {
 		w.Header().Set("Retry-After", strconv.Itoa(retry))
 		d.renderSignin(w, r, http.StatusTooManyRequests, signinData{},
 			"Too many sign-in attempts from your network. Wait a few seconds and try again.")
@@ -449,8 +468,11 @@ func (d *dashboard) signin(w http.ResponseWriter, r *http.Request) {
 		d.renderSignin(w, r, http.StatusOK, signinData{Email: email, Choices: choose.Clients}, "")
 		return
 	case err != nil:
-		d.log.ErrorContext(r.Context(), "dashboard: sign in", "error", err)
-		d.renderSignin(w, r, http.StatusInternalServerError, signinData{Email: email}, "Something went wrong. Try again.")
+		pe := d.failure(r.Context(), "dashboard: sign in", err)
+		if pe.status == http.StatusServiceUnavailable {
+			w.Header().Set("Retry-After", "5")
+		}
+		d.renderSignin(w, r, pe.status, signinData{Email: email}, pe.message)
 		return
 	}
 	d.clearCookie(w, signinCookie)

@@ -7,7 +7,9 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"net"
 	"runtime"
 	"strings"
 	"time"
@@ -100,6 +102,27 @@ func (d *driver) IsNoRows(err error) bool { return errors.Is(err, pgx.ErrNoRows)
 func (d *driver) IsUniqueViolation(err error) bool {
 	var pgErr *pgconn.PgError
 	return errors.As(err, &pgErr) && pgErr.Code == "23505"
+}
+
+// IsUnavailable: no connection could be made, the connection broke, or
+// the server refuses to serve for now (connection exceptions, shutting
+// down or starting, too many connections).
+func (d *driver) IsUnavailable(err error) bool {
+	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		switch pgErr.Code {
+		case "57P01", "57P02", "57P03", "53300": // admin/crash shutdown, cannot connect now, too many connections
+			return true
+		}
+		return strings.HasPrefix(pgErr.Code, "08") // connection exception
+	}
+	var connectErr *pgconn.ConnectError
+	var netErr net.Error
+	return errors.As(err, &connectErr) || errors.As(err, &netErr) || errors.Is(err, io.EOF) ||
+		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) || pgconn.SafeToRetry(err)
 }
 
 func (d *driver) Exec(ctx context.Context, query string, args ...any) (int64, error) {

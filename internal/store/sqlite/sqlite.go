@@ -149,6 +149,22 @@ func (d *driver) Time(t time.Time) any { return t.UnixMicro() }
 
 func (d *driver) IsNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }
 
+// IsUnavailable: the file stayed locked by another process (a long
+// transaction in the sqlite3 shell, a backup tool) past the busy timeout.
+// Other file errors (unreadable, disk full, corrupt) do not pass by
+// themselves and stay faults.
+func (d *driver) IsUnavailable(err error) bool {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	switch se.Code() & 0xff {
+	case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
+		return true
+	}
+	return false
+}
+
 func (d *driver) IsUniqueViolation(err error) bool {
 	var se *sqlite.Error
 	if !errors.As(err, &se) {

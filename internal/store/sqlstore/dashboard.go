@@ -186,6 +186,11 @@ func (e *executor) DashboardSessionDeleteExpired(ctx context.Context, now, idleB
 	return n, e.wrap("dashboard session: delete expired", err)
 }
 
+func (e *executor) DashboardSessionDeleteMember(ctx context.Context, clientID, memberID string) (int64, error) {
+	n, err := e.conn.Exec(ctx, `DELETE FROM dashboard_sessions WHERE client_id = $1 AND member_id = $2`, clientID, memberID)
+	return n, e.wrap("dashboard session: delete member", err)
+}
+
 func (e *executor) DashboardSessionDeleteOthers(ctx context.Context, clientID, memberID, keepID string) (int64, error) {
 	n, err := e.conn.Exec(ctx, `DELETE FROM dashboard_sessions WHERE client_id = $1 AND member_id = $2 AND id <> $3`,
 		clientID, memberID, keepID)

@@ -61,7 +61,7 @@ func (db *DB) InMigrationTx(ctx context.Context, fn func(rawTx any) error) error
 func (db *DB) InTx(ctx context.Context, fn func(store.Executor) error) (err error) {
 	tx, err := db.drv.Begin(ctx)
 	if err != nil {
-		return fmt.Errorf("store: begin: %w", err)
+		return db.wrap("store: begin", err)
 	}
 	committed := false
 	defer func() {
@@ -75,7 +75,7 @@ func (db *DB) InTx(ctx context.Context, fn func(store.Executor) error) (err erro
 		return err
 	}
 	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("store: commit: %w", err)
+		return db.wrap("store: commit", err)
 	}
 	committed = true
 	return nil

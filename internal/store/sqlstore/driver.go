@@ -65,6 +65,10 @@ type Driver interface {
 	IsNoRows(err error) bool
 	// IsUniqueViolation reports whether err is a unique constraint failure.
 	IsUniqueViolation(err error) bool
+	// IsUnavailable reports whether err means the database cannot be
+	// reached or cannot serve for now (store.ErrUnavailable); a canceled or
+	// timed-out context is not.
+	IsUnavailable(err error) bool
 
 	// Migrations holds the dialect's numbered NNNN_name.up.sql files.
 	Migrations() fs.FS

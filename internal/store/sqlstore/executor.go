@@ -15,8 +15,9 @@ type executor struct {
 	drv  Driver
 }
 
-// notFound translates the driver's no-rows error into store.ErrNotFound and
-// a unique violation into store.ErrConflict, prefixing what was being done.
+// wrap translates the driver's no-rows error into store.ErrNotFound, a
+// unique violation into store.ErrConflict and a lost database into
+// store.ErrUnavailable, prefixing what was being done.
 func (e *executor) wrap(op string, err error) error {
 	switch {
 	case err == nil:
@@ -25,6 +26,8 @@ func (e *executor) wrap(op string, err error) error {
 		return fmt.Errorf("%s: %w", op, store.ErrNotFound)
 	case e.drv.IsUniqueViolation(err):
 		return fmt.Errorf("%s: %w: %v", op, store.ErrConflict, err)
+	case e.drv.IsUnavailable(err):
+		return fmt.Errorf("%s: %w: %w", op, store.ErrUnavailable, err)
 	default:
 		return fmt.Errorf("%s: %w", op, err)
 	}

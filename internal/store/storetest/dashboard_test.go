@@ -243,6 +243,19 @@ func TestDashboardSessionDeleteOthers(t *testing.T) {
 				t.Errorf("session %s: %v", name, err)
 			}
 		}
+		// All of a member's sign-ins end together (a lock), only theirs.
+		if n, err := st.DashboardSessionDeleteMember(ctx, "client-b", ada.ID); err != nil || n != 0 {
+			t.Fatalf("delete member across tenants: %d %v", n, err)
+		}
+		if n, err := st.DashboardSessionDeleteMember(ctx, "client-a", ada.ID); err != nil || n != 1 {
+			t.Fatalf("delete member: %d %v", n, err)
+		}
+		for name, s := range sessions {
+			_, _, err := st.DashboardSessionGetByTokenHash(ctx, s.TokenHash)
+			if gone := errors.Is(err, store.ErrNotFound); gone != (name == "ada1" || name == "ada2" || name == "ada3") {
+				t.Errorf("session %s after deleting ada's: %v", name, err)
+			}
+		}
 	})
 }
 

@@ -139,13 +139,6 @@ func dotted(ptr jsontext.Pointer) string {
 	return strings.Join(slices.Collect(ptr.Tokens()), ".")
 }
 
-func joinPath(path, key string) string {
-	if path == "" {
-		return key
-	}
-	return path + "." + key
-}
-
 // unknownField names the object that holds an unexpected key, never the
 // key: a key is input too, and a developer who put card data in a key must
 // not see it echoed in logs or error bodies.

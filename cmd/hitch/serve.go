@@ -71,15 +71,7 @@ func serve(ctx context.Context, cfg *config.Config, _ io.Writer, errOut io.Write
 		defer a.stopWorkers()
 	}
 
-	srv := &http.Server{
-		Handler:           a.API,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      60 * time.Second,
-		IdleTimeout:       120 * time.Second,
-		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          nil,
-	}
+	srv := a.API.HTTPServer()
 	a.Log.Info("hitch listening", "addr", ln.Addr().String(), "env", cfg.Env, "database", a.Store.Dialect(),
 		"public_url", cfg.PublicURL, "startup", time.Since(start).Round(time.Millisecond))
 	if err := a.logWhereToStart(ctx); err != nil {
@@ -87,7 +79,7 @@ func serve(ctx context.Context, cfg *config.Config, _ io.Writer, errOut io.Write
 	}
 
 	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
+	go func() { served <- srv.Serve(a.API.Listener(ln)) }()
 	select {
 	case err := <-served:
 		return err

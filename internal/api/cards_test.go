@@ -61,7 +61,7 @@ func (h *harness) waitEvent(t *testing.T, clientID, typ string, task int64) enve
 
 // authenticated links an account for the card switcher and returns the
 // task_id of its AUTHENTICATED event.
-func (h *harness) authenticated(t *testing.T, user string, merchantID int64, cardID string, metadata map[string]string) envelope {
+func (h *harness) authenticated(t testing.TB, user string, merchantID int64, cardID string, metadata map[string]string) envelope {
 	t.Helper()
 	if err := h.api.DevLinkAccount(context.Background(), &client.DevLinkRequest{ExternalUserID: user, MerchantID: merchantID,
 		CardSwitcher: true, CardID: &cardID, Metadata: metadata}); err != nil {
@@ -327,7 +327,20 @@ func TestCardRequestErrors(t *testing.T) {
 			{"plain, bad Luhn", map[string]any{"task_id": task, "user": user,
 				"card": map[string]string{"number": "4242424242424241", "expiration": "12/2031", "cvv": "123"}}, 400, "INVALID_FIELD", "card.number"},
 			{"plain, unknown field", map[string]any{"task_id": task, "user": user,
-				"card": map[string]string{"number": "4242424242424242", "expiration": "12/2031", "cvv": "123", "pin": "1"}}, 400, "INVALID_FIELD", "card.pin"},
+				"card": map[string]string{"number": "4242424242424242", "expiration": "12/2031", "cvv": "123", "pin": "1"}}, 400, "INVALID_FIELD",
+				"The card object contains a field that is not allowed."},
+			// A card number sent as a key is not repeated, wherever it stands.
+			{"plain, card number as a key", map[string]any{"task_id": task, "user": user,
+				"card": map[string]string{"5555555555554444": "12/2031"}}, 400, "INVALID_FIELD",
+				"The card object contains a field that is not allowed."},
+			{"plain, card number as a key in the address", map[string]any{"task_id": task, "card": goodCard("4242424242424242").Card,
+				"user": map[string]any{"name": user.Name, "address": map[string]string{"5555555555554444": "x"}}}, 400, "INVALID_FIELD",
+				"The user.address object contains a field that is not allowed."},
+			{"plain, card number as a key of the body", map[string]any{"task_id": task, "user": user,
+				"card": goodCard("4242424242424242").Card, "5555555555554444": "123"}, 400, "INVALID_FIELD",
+				"The request body contains a field that is not allowed."},
+			{"plain, card number as a repeated key", `{"task_id": ` + task + `, "card": {"number": "4242424242424242", "number": "5555555555554444"}}`,
+				400, "INVALID_FIELD", "The card.number field appears more than once."},
 			{"plain, number not a string", map[string]any{"task_id": task, "user": user,
 				"card": map[string]any{"number": 4242424242424242, "expiration": "12/2031", "cvv": "123"}}, 400, "INVALID_FIELD", "card.number"},
 		}
@@ -336,6 +349,9 @@ func TestCardRequestErrors(t *testing.T) {
 			e := r.errorBody(t)
 			if r.status != c.status || e.Code != c.code || !strings.Contains(e.Message, c.message) {
 				t.Errorf("%s: %d %s %q, want %d %s containing %q", c.name, r.status, e.Code, e.Message, c.status, c.code, c.message)
+			}
+			if strings.Contains(string(r.body), "555555") {
+				t.Errorf("%s: the error repeats the card number: %s", c.name, r.body)
 			}
 		}
 

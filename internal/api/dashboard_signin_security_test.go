@@ -2,9 +2,11 @@ package api_test
 
 import (
 	"context"
+	"html"
 	"io"
 	"net/http"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -276,6 +278,70 @@ func TestDashboardPasswordChangeRotatesTheSignIn(t *testing.T) {
 		want := []string{"member.add:success", "signin:success", "member.password_change:success", "secret.view:success"}
 		if got := actions(auditLog(t, h.api)); !slices.Equal(got, want) {
 			t.Fatalf("audit log %v, want %v", got, want)
+		}
+	})
+}
+
+var nextRE = regexp.MustCompile(`name="next" value="([^"]*)"`)
+
+// After signing in, the member goes where the sign-in page was asked to send
+// them only when that is a dashboard page of this site: a browser follows
+// the Location as it resolves it, so that is what is checked.
+func TestDashboardSignInNext(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, h *harness) {
+		password := h.addMember("ada@example.com", store.RoleAdmin)
+		base, err := url.Parse(h.url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases := []struct {
+			query string // the sign-in page's query, as a link would carry it
+			want  string // the Location after signing in
+		}{
+			{"next=/dashboard/../%5Cevil.example", "/dashboard"},
+			{"next=/dashboard/../../evil", "/dashboard"},
+			{"next=/dashboard/%2e%2e/%5Cevil.example", "/dashboard"},
+			{"next=/dashboard/..%5C..%5Cevil.example", "/dashboard"},
+			{"next=/dashboard%5C..%5C..%5Cevil.example", "/dashboard"},
+			{"next=/dashboard/%255Cevil.example", "/dashboard"},
+			{"next=/dashboard/%252F%252Fevil.example", "/dashboard"},
+			{"next=https://evil.example/dashboard/", "/dashboard"},
+			{"next=//evil.example/dashboard/", "/dashboard"},
+			{"next=/%2Fevil.example/dashboard/", "/dashboard"},
+			{"next=dashboard/webhooks", "/dashboard"},
+			{"next=/dashboardx", "/dashboard"},
+			{"next=" + url.QueryEscape("/dashboard/webhooks?cursor=abc"), "/dashboard/webhooks?cursor=abc"},
+			{"next=/dashboard/./x/../audit", "/dashboard/audit"},
+			{"next=/dashboard//webhooks", "/dashboard/webhooks"},
+		}
+		for _, c := range cases {
+			d := h.dash()
+			page := d.get("/dashboard/signin?" + c.query)
+			token, next := csrfRE.FindSubmatch(page.body), nextRE.FindSubmatch(page.body)
+			if page.status != http.StatusOK || token == nil || next == nil {
+				t.Fatalf("%s: sign-in page %d %.300s", c.query, page.status, page.body)
+			}
+			r := d.send("POST", "/dashboard/signin", url.Values{"csrf": {string(token[1])}, "email": {"ada@example.com"},
+				"password": {password}, "next": {html.UnescapeString(string(next[1]))}}, nil)
+			loc := r.header.Get("Location")
+			if r.status != http.StatusSeeOther || loc != c.want {
+				t.Errorf("%s: %d Location %q, want %q", c.query, r.status, loc, c.want)
+				continue
+			}
+			// How a browser reads it, backslashes as slashes included.
+			to, err := base.Parse(strings.ReplaceAll(loc, `\`, "/"))
+			if err != nil || to.Host != base.Host || (to.Path != "/dashboard" && !strings.HasPrefix(to.Path, "/dashboard/")) {
+				t.Errorf("%s: Location %q leads to %v", c.query, loc, to)
+			}
+		}
+		// A forged form, whatever the page said, is held to the same rules.
+		d := h.dash()
+		token := d.csrf("/dashboard/signin")
+		r := d.send("POST", "/dashboard/signin", url.Values{"csrf": {token}, "email": {"ada@example.com"},
+			"password": {password}, "next": {`/dashboard/../\evil.example`}}, nil)
+		if loc := r.header.Get("Location"); r.status != http.StatusSeeOther || loc != "/dashboard" {
+			t.Errorf("forged next: %d Location %q", r.status, loc)
 		}
 	})
 }

@@ -24,7 +24,7 @@ import (
 
 // dash is a browser on the dashboard: a cookie jar, no redirects followed.
 type dash struct {
-	t *testing.T
+	t testing.TB
 	h *harness
 	c *http.Client
 }

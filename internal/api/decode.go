@@ -18,6 +18,8 @@ import (
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/hitchdev/hitch/internal/card"
 )
 
 // maxBodyBytes caps every request body but the ingestion batches'
@@ -83,12 +85,19 @@ func errNotObject(at string) error {
 	return errInvalidField("The %s field must be an object.", at)
 }
 
-// unmarshalError names the field of a decoding error, never its value.
+// unmarshalError names the field of a decoding error, never its value. A
+// name the client chose (a key of a map, an unknown member, a name inside
+// raw JSON) is named only when it looks like a field name, and never inside
+// card data: there the message names the object instead.
 func unmarshalError(err error, t reflect.Type, at string) error {
 	if syn, ok := errors.AsType[*jsontext.SyntacticError](err); ok {
 		switch {
 		case syn.Err == jsontext.ErrDuplicateName:
-			return errInvalidField("The %s field appears more than once.", fieldName(at, syn.JSONPointer, t))
+			name, whole := fieldName(at, syn.JSONPointer, t)
+			if !whole {
+				return errInvalidField("%s contains a name more than once.", objectName(name))
+			}
+			return errInvalidField("The %s field appears more than once.", name)
 		case errors.Is(syn.Err, io.ErrUnexpectedEOF):
 			return errInvalidField("The request body is not valid JSON: it ends early.")
 		}
@@ -98,8 +107,12 @@ func unmarshalError(err error, t reflect.Type, at string) error {
 	if !ok { // io.EOF: no value at all
 		return errNotObject(at)
 	}
-	name := fieldName(at, sem.JSONPointer, t)
+	name, whole := fieldName(at, sem.JSONPointer, t)
 	switch {
+	case !whole && sem.Err == json.ErrUnknownName:
+		return errInvalidField("%s contains a field that is not allowed.", objectName(name))
+	case !whole:
+		return errInvalidField("%s contains a field that must be %s.", objectName(name), jsonTypeName(sem.GoType))
 	case sem.Err == json.ErrUnknownName:
 		return errInvalidField("The %s field is not allowed.", name)
 	case name == "":
@@ -108,17 +121,38 @@ func unmarshalError(err error, t reflect.Type, at string) error {
 	return errInvalidField("The %s field must be %s.", name, jsonTypeName(sem.GoType))
 }
 
+// objectName names the object at a field path in a message.
+func objectName(name string) string {
+	if name == "" {
+		return "The request body"
+	}
+	return "The " + name + " object"
+}
+
+// cardDataTypes are the objects that hold card data: a client may have put
+// card data in any name it sends there, so no name but a declared field's is
+// repeated in an error.
+var cardDataTypes = map[reflect.Type]bool{
+	reflect.TypeFor[card.PayloadUser](): true, reflect.TypeFor[card.PayloadName](): true,
+	reflect.TypeFor[card.PayloadAddress](): true, reflect.TypeFor[card.PayloadCard](): true,
+}
+
 // fieldName turns the JSON pointer of an error (/transactions/3/price) into
 // the name messages use (transactions[3].price), after at. t, the Go type
 // decoded into, tells an array index from a member name; inside raw JSON,
 // whose type says nothing, a token of digits is an index.
-func fieldName(at string, ptr jsontext.Pointer, t reflect.Type) string {
-	name := at
+//
+// A token the client chose rather than one of the type's declared fields
+// ends the name early when it could carry data (see echoable) or stands in
+// card data: whole is then false and name is the object that holds it.
+func fieldName(at string, ptr jsontext.Pointer, t reflect.Type) (name string, whole bool) {
+	name = at
+	inCard := false
 	for tok := range ptr.Tokens() {
 		for t != nil && t.Kind() == reflect.Pointer {
 			t = t.Elem()
 		}
-		index := false
+		index, declared := false, false
 		switch {
 		case t == nil || (t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8): // raw JSON
 			t, index = nil, tok != "" && strings.Trim(tok, "0123456789") == ""
@@ -127,20 +161,44 @@ func fieldName(at string, ptr jsontext.Pointer, t reflect.Type) string {
 		case t.Kind() == reflect.Map:
 			t = t.Elem()
 		case t.Kind() == reflect.Struct:
+			inCard = inCard || cardDataTypes[t]
 			t = memberType(t, tok)
+			declared = t != nil
 		default:
 			t = nil
 		}
 		switch {
 		case index:
 			name += "[" + tok + "]"
+		case !declared && (inCard || !echoable(tok)):
+			return name, false
 		case name == "":
 			name = tok
 		default:
 			name += "." + tok
 		}
 	}
-	return name
+	return name, true
+}
+
+// echoable tells a name that may be repeated in an error: a short word of
+// letters, digits, "_" and "-", with at most two digits, so that no card
+// number, CVV or other value a client put in a name comes back.
+func echoable(name string) bool {
+	if name == "" || len(name) > 32 {
+		return false
+	}
+	digits := 0
+	for _, c := range []byte(name) {
+		switch {
+		case c >= '0' && c <= '9':
+			digits++
+		case c == '_' || c == '-' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+		default:
+			return false
+		}
+	}
+	return digits <= 2
 }
 
 // memberType returns the type of the field of struct t whose JSON name is

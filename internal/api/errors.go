@@ -17,6 +17,7 @@ import (
 	"github.com/hitchdev/hitch/internal/field"
 	"github.com/hitchdev/hitch/internal/link"
 	"github.com/hitchdev/hitch/internal/session"
+	"github.com/hitchdev/hitch/internal/simulate"
 	"github.com/hitchdev/hitch/internal/store"
 	"github.com/hitchdev/hitch/internal/transaction"
 	"github.com/hitchdev/hitch/internal/webhook"
@@ -62,6 +63,9 @@ const (
 	CodeMethodNotAllowed      = "METHOD_NOT_ALLOWED"
 	CodeBodyTooLarge          = "REQUEST_TOO_LARGE"
 	CodeUnsupportedMediaType  = "UNSUPPORTED_MEDIA_TYPE"
+	CodeMalformedRequest      = "MALFORMED_REQUEST"
+	CodeHeadersTooLarge       = "HEADERS_TOO_LARGE"
+	CodeUnsupportedProtocol   = "UNSUPPORTED_PROTOCOL"
 	CodeRateLimitExceeded     = "RATE_LIMIT_EXCEEDED"
 	CodeInternalServerError   = "INTERNAL_SERVER_ERROR"
 	CodeServiceUnavailable    = "SERVICE_UNAVAILABLE"
@@ -136,6 +140,7 @@ var domainErrors = []struct {
 	{account.ErrMerchantUnsupported, &Error{Status: http.StatusBadRequest, Type: TypeMerchantError, Code: CodeMerchantUnavailable,
 		Message: "The merchant does not support this product."}},
 	{session.ErrUnknownMerchant, errInvalidField("The selected merchant_id is invalid.")},
+	{simulate.ErrUnknownMerchant, errInvalidField("The selected merchant_id is invalid.")},
 	{session.ErrMerchantUnsupported, &Error{Status: http.StatusBadRequest, Type: TypeMerchantError, Code: CodeMerchantUnavailable,
 		Message: "The merchant does not support this session type."}},
 	{webhook.ErrNotFound, errNotFound("No webhook endpoint has this id.")},

@@ -83,7 +83,7 @@ func (b *syncBuffer) String() string {
 // harness is one Hitch API on a real listener over a real store, with the
 // first developer's credentials.
 type harness struct {
-	t            *testing.T
+	t            testing.TB
 	url          string
 	env          string
 	store        store.Store
@@ -143,7 +143,7 @@ type harnessOptions struct {
 // withWorkers runs the job workers in the harness.
 func withWorkers(o *harnessOptions) { o.workers = true }
 
-func newHarness(t *testing.T, st store.Store, opts ...func(*harnessOptions)) *harness {
+func newHarness(t testing.TB, st store.Store, opts ...func(*harnessOptions)) *harness {
 	t.Helper()
 	o := harnessOptions{env: "development"}
 	for _, f := range opts {
@@ -222,10 +222,13 @@ func newHarness(t *testing.T, st store.Store, opts ...func(*harnessOptions)) *ha
 	h.memberConfig = o.members
 	h.catalog = a.Catalog
 	h.work = a.Work
-	srv.Config.Handler = h.server
+	// Served as hitch serves it: its limits, and net/http's own refusals in
+	// the wire error body.
+	srv.Config = h.server.HTTPServer()
 	if o.wrap != nil {
-		srv.Config.Handler = o.wrap(h.server)
+		srv.Config.Handler = o.wrap(srv.Config.Handler)
 	}
+	srv.Listener = h.server.Listener(srv.Listener)
 	srv.Start()
 	t.Cleanup(srv.Close)
 	h.url = srv.URL

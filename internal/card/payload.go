@@ -127,7 +127,7 @@ func decodeError(err error) *FieldError {
 	case !ok || sem.JSONPointer == "": // io.EOF or a value that is not an object
 		return payloadError("The payload must be a JSON object.")
 	case sem.Err == json.ErrUnknownName:
-		return unknownField(dotted(sem.JSONPointer.Parent()), sem.JSONPointer.LastToken())
+		return unknownField(dotted(sem.JSONPointer.Parent()))
 	case sem.GoType != nil && sem.GoType.Kind() == reflect.Struct:
 		return fieldError(dotted(sem.JSONPointer), "must be an object.")
 	}
@@ -139,41 +139,14 @@ func dotted(ptr jsontext.Pointer) string {
 	return strings.Join(slices.Collect(ptr.Tokens()), ".")
 }
 
-func joinPath(path, key string) string {
-	if path == "" {
-		return key
-	}
-	return path + "." + key
-}
-
-// unknownField names an unexpected key in the error only when it looks like
-// a field name: a key is input too, and a developer who put card data in a
-// key must not see it echoed in logs or error bodies. Card data needs at
-// least three digits, so keys with more than two digits are never echoed.
-func unknownField(path, key string) *FieldError {
-	if looksLikeFieldName(key) {
-		return fieldError(joinPath(path, key), "is not allowed.")
-	}
+// unknownField names the object that holds an unexpected key, never the
+// key: a key is input too, and a developer who put card data in a key must
+// not see it echoed in logs or error bodies.
+func unknownField(path string) *FieldError {
 	if path == "" {
 		return payloadError("The payload contains a field that is not allowed.")
 	}
 	return &FieldError{Field: path, Message: "The " + path + " object contains a field that is not allowed."}
-}
-
-func looksLikeFieldName(key string) bool {
-	if key == "" || len(key) > 32 || !(key[0] == '_' || isASCIILetter(key[0])) {
-		return false
-	}
-	digits := 0
-	for i := 0; i < len(key); i++ {
-		switch c := key[i]; {
-		case isASCIIDigit(c):
-			digits++
-		case c != '_' && !isASCIILetter(c):
-			return false
-		}
-	}
-	return digits <= 2
 }
 
 // Validate checks every constraint and returns the first failing field, or

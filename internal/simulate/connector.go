@@ -2,7 +2,7 @@ package simulate
 
 import (
 	"context"
-	"fmt"
+	"errors"
 	"slices"
 	"time"
 
@@ -15,6 +15,9 @@ const (
 	NewPerCall     = 205
 	UpdatedPerCall = 3
 )
+
+// ErrUnknownMerchant: the merchant id is not in the catalog.
+var ErrUnknownMerchant = errors.New("simulate: unknown merchant")
 
 // Connector is the development simulator as a built-in connector: it feeds
 // the transaction service that connectors feed in production.
@@ -33,7 +36,7 @@ type Connector struct {
 func (c *Connector) Run(ctx context.Context, k transaction.AccountKey, updated bool) error {
 	m, ok := c.Catalog.Get(k.MerchantID)
 	if !ok {
-		return fmt.Errorf("simulate: unknown merchant %d", k.MerchantID)
+		return ErrUnknownMerchant
 	}
 	last, err := c.Transactions.LastPosition(ctx, k)
 	if err != nil {
@@ -71,7 +74,7 @@ func (c *Connector) Run(ctx context.Context, k transaction.AccountKey, updated b
 func (c *Connector) Subscriptions(ctx context.Context, k transaction.AccountKey) ([]string, error) {
 	m, ok := c.Catalog.Get(k.MerchantID)
 	if !ok {
-		return nil, fmt.Errorf("simulate: unknown merchant %d", k.MerchantID)
+		return nil, ErrUnknownMerchant
 	}
 	seed := Seed{ClientID: k.ClientID, ExternalUserID: k.ExternalUserID, MerchantID: k.MerchantID, Call: 1}
 	if subs := Subscriptions(seed, *m, c.Now()); len(subs) > 0 {

@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -408,14 +409,25 @@ type signinData struct {
 }
 
 // safeNext keeps a post-sign-in destination only when it is a dashboard
-// path of this site.
+// path of this site, and returns it cleaned: the path a browser will follow
+// is the one checked. A backslash (which browsers read as a slash), a
+// scheme, a host, or an encoded slash or backslash (which a proxy may
+// decode) sends the member to the overview instead.
 func safeNext(next string) string {
+	const overview = "/dashboard"
 	u, err := url.Parse(next)
-	if err != nil || u.Scheme != "" || u.Host != "" || len(next) > 512 ||
-		(u.Path != "/dashboard" && (len(u.Path) < 11 || u.Path[:11] != "/dashboard/")) {
-		return "/dashboard"
+	if err != nil || len(next) > 512 || u.Scheme != "" || u.Host != "" || u.User != nil || u.Opaque != "" ||
+		strings.Contains(next, `\`) || !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") {
+		return overview
 	}
-	return next
+	if raw := strings.ToLower(u.EscapedPath()); strings.Contains(raw, "%2f") || strings.Contains(raw, "%5c") {
+		return overview
+	}
+	clean := path.Clean(u.Path)
+	if clean != overview && !strings.HasPrefix(clean, overview+"/") {
+		return overview
+	}
+	return (&url.URL{Path: clean, RawQuery: u.RawQuery}).String()
 }
 
 func (d *dashboard) signinPage(w http.ResponseWriter, r *http.Request) {

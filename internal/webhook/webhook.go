@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/google/uuid"
 	"github.com/riverqueue/river"
@@ -564,6 +565,10 @@ func (s *Service) Sign(ctx context.Context, clientID, endpointID string, payload
 	id, typ := uuid.NewString(), event.Test
 	if r := gjson.GetBytes(body.Bytes(), "id"); r.Type == gjson.String {
 		id = r.String()
+		// The id is signed and sent as the webhook-id header.
+		if id == "" || len(id) > 255 || strings.ContainsFunc(id, unicode.IsControl) {
+			return nil, nil, field.Invalid("payload.id", "must be a non-empty string of at most 255 bytes without control characters")
+		}
 	}
 	if r := gjson.GetBytes(body.Bytes(), "event"); r.Type == gjson.String {
 		typ = r.String()

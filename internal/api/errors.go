@@ -16,6 +16,7 @@ import (
 	"github.com/hitchdev/hitch/internal/field"
 	"github.com/hitchdev/hitch/internal/link"
 	"github.com/hitchdev/hitch/internal/session"
+	"github.com/hitchdev/hitch/internal/store"
 	"github.com/hitchdev/hitch/internal/transaction"
 	"github.com/hitchdev/hitch/internal/webhook"
 )
@@ -117,6 +118,9 @@ var domainErrors = []struct {
 	wire *Error
 }{
 	{developer.ErrInvalidCredentials, errInvalidCredentials()},
+	// Requests are checked first (checkRequestText, checkDecodedText),
+	// naming the field; this is what the store says of anything else.
+	{store.ErrInvalidText, errInvalidField("A value in the request must be valid UTF-8 text without NUL characters.")},
 	{account.ErrUserNotFound, &Error{Status: http.StatusNotFound, Type: TypeUserError, Code: CodeUserNotFound,
 		Message: "No user with this external_user_id was found."}},
 	{account.ErrNotFound, &Error{Status: http.StatusNotFound, Type: TypeMerchantAccountError, Code: CodeAccountNotFound,

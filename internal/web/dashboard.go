@@ -275,6 +275,8 @@ func (d *dashboard) domainError(ctx context.Context, err error) *pageError {
 		return &pageError{http.StatusConflict, "You have as many endpoints as allowed; remove one first."}
 	case errors.Is(err, account.ErrUnknownMerchant):
 		return &pageError{http.StatusNotFound, "There is no such merchant."}
+	case errors.Is(err, store.ErrInvalidText):
+		return &pageError{http.StatusBadRequest, "A value you sent must be valid UTF-8 text without NUL characters."}
 	}
 	d.log.ErrorContext(ctx, "dashboard", "error", err)
 	return &pageError{http.StatusInternalServerError, "Something went wrong. Try again."}
@@ -447,6 +449,9 @@ func (d *dashboard) signin(w http.ResponseWriter, r *http.Request) {
 		return
 	case errors.As(err, &choose):
 		d.renderSignin(w, r, http.StatusOK, signinData{Email: email, Choices: choose.Clients}, "")
+		return
+	case errors.Is(err, store.ErrInvalidText):
+		d.renderSignin(w, r, http.StatusBadRequest, signinData{}, "A value you sent must be valid UTF-8 text without NUL characters.")
 		return
 	case err != nil:
 		d.log.ErrorContext(r.Context(), "dashboard: sign in", "error", err)

@@ -94,8 +94,8 @@ func checkDecodedText(data []byte, dst any, at string) error {
 }
 
 // findNUL walks v for a string holding a NUL and returns its field name.
-// A map is named as a whole: its keys are the client's, and errors repeat
-// nothing a client could have put in a request.
+// A map entry is named by its key (metadata.k), as decoding errors name
+// it; a key holding the NUL is not repeated: the map is named.
 func findNUL(v reflect.Value, name string) (string, bool) {
 	switch v.Kind() {
 	case reflect.Pointer, reflect.Interface:
@@ -138,8 +138,12 @@ func findNUL(v reflect.Value, name string) (string, bool) {
 			if _, ok := findNUL(iter.Key(), name); ok {
 				return name, true
 			}
-			if _, ok := findNUL(iter.Value(), name); ok {
-				return name, true
+			at := name
+			if k := iter.Key(); k.Kind() == reflect.String {
+				at = joinField(name, k.String()) // as decoding errors name it
+			}
+			if n, ok := findNUL(iter.Value(), at); ok {
+				return n, true
 			}
 		}
 	}

@@ -108,6 +108,7 @@ func TestUnstorableJSONStringsAreRefused(t *testing.T) {
 			{"POST", "/development/webhooks/sign", `{"endpoint_id": "a\u0000b", "payload": {"id": "evt", "event": "TEST"}}`, "endpoint_id field"},
 			{"POST", "/session/create", `{"type": "transaction_link", "external_user_id": "u\u0000"}`, "external_user_id field"},
 			{"POST", "/session/create", `{"type": "transaction_link", "external_user_id": "u", "metadata": {"k\u0000": "v"}}`, "metadata field"},
+			{"POST", "/session/create", `{"type": "transaction_link", "external_user_id": "u", "metadata": {"k": "v\u0000"}}`, "metadata.k field"},
 			{"POST", "/accounts/unlink", `{"external_user_id": "\u0000", "merchant_id": 19}`, "external_user_id field"},
 			{"POST", "/transactions/sync", `{"external_user_id": "u\u0000", "merchant_id": 19}`, "external_user_id field"},
 			{"POST", "/webhooks/endpoints", `{"url": "https://93.184.215.14/\u0000"}`, "url field"},

@@ -75,7 +75,7 @@ func unmarshalObject(data []byte, dst any, at string) error {
 	if _, err := dec.ReadToken(); err != io.EOF {
 		return errInvalidField("The request body must hold exactly one JSON object.")
 	}
-	return nil
+	return checkDecodedText(data, dst, at)
 }
 
 func errNotObject(at string) error {
@@ -267,9 +267,7 @@ func validText(s string) bool {
 	return utf8.ValidString(s) && !strings.ContainsRune(s, 0)
 }
 
-func errInvalidText(field string) *Error {
-	return errInvalidField("The %s field must be valid UTF-8 text without NUL characters.", field)
-}
+func errInvalidText(field string) *Error { return errUnstorableText(field + " field") }
 
 func validateExternalUserID(field string, v *string) (string, error) {
 	if v == nil || strings.TrimSpace(*v) == "" {

@@ -132,6 +132,9 @@ var domainErrors = []struct {
 	{store.ErrUnavailable, &Error{Status: http.StatusServiceUnavailable, Type: TypeAPIError, Code: CodeDatabaseUnavailable,
 		Message: "The database is unavailable for now. Retry after the number of seconds in the Retry-After header.",
 		Header:  http.Header{"Retry-After": {databaseRetryAfter}}}},
+	// Requests are checked first (checkRequestText, checkDecodedText),
+	// naming the field; this is what the store says of anything else.
+	{store.ErrInvalidText, errInvalidField("A value in the request must be valid UTF-8 text without NUL characters.")},
 	{account.ErrUserNotFound, &Error{Status: http.StatusNotFound, Type: TypeUserError, Code: CodeUserNotFound,
 		Message: "No user with this external_user_id was found."}},
 	{account.ErrNotFound, &Error{Status: http.StatusNotFound, Type: TypeMerchantAccountError, Code: CodeAccountNotFound,

@@ -142,10 +142,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.S
 // adapter.
 type handlerFunc func(w http.ResponseWriter, r *http.Request) error
 
-// public adapts a handler that needs no credentials.
+// public adapts a handler that needs no credentials; every API route is
+// served through it, so it first refuses path values and query parameters
+// that no store can hold (checkRequestText).
 func (s *Server) public(h handlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if err := h(w, r); err != nil {
+		err := checkRequestText(r)
+		if err == nil {
+			err = h(w, r)
+		}
+		if err != nil {
 			writeError(w, r, s.Logger, err)
 		}
 	})

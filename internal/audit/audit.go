@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -232,9 +233,11 @@ func (l *Log) RecordEveryDeveloper(ctx context.Context, ex store.Executor, by By
 	return nil
 }
 
-// clip bounds a field a client controls (a user agent) to 4 KiB, on a
-// UTF-8 boundary.
+// clip makes a field a client controls (a user agent) text that every
+// store holds, its invalid UTF-8 and NULs replaced by U+FFFD (HTTP allows
+// such bytes in a header), and bounds it to 4 KiB, on a UTF-8 boundary.
 func clip(s string) string {
+	s = strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
 	if len(s) <= maxFieldBytes {
 		return s
 	}

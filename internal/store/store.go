@@ -23,6 +23,11 @@ var ErrConflict = errors.New("conflict")
 // succeed later, and the pool reconnects by itself.
 var ErrUnavailable = errors.New("database unavailable")
 
+// ErrInvalidText is returned, before the database sees it, for a string
+// argument holding a NUL or invalid UTF-8: PostgreSQL's text holds
+// neither and SQLite's holds both, so both stores refuse it alike.
+var ErrInvalidText = errors.New("text holds a NUL or invalid UTF-8")
+
 // Store is an open database: an Executor on the connection pool plus
 // transactions, health and migrations.
 type Store interface {

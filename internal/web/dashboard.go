@@ -277,6 +277,8 @@ func (d *dashboard) domainError(ctx context.Context, err error) *pageError {
 		return &pageError{http.StatusConflict, "You have as many endpoints as allowed; remove one first."}
 	case errors.Is(err, account.ErrUnknownMerchant):
 		return &pageError{http.StatusNotFound, "There is no such merchant."}
+	case errors.Is(err, store.ErrInvalidText):
+		return &pageError{http.StatusBadRequest, "A value you sent must be valid UTF-8 text without NUL characters."}
 	}
 	return d.failure(ctx, "dashboard", err)
 }
@@ -478,6 +480,9 @@ func (d *dashboard) signin(w http.ResponseWriter, r *http.Request) {
 		return
 	case errors.As(err, &choose):
 		d.renderSignin(w, r, http.StatusOK, signinData{Email: email, Choices: choose.Clients}, "")
+		return
+	case errors.Is(err, store.ErrInvalidText):
+		d.renderSignin(w, r, http.StatusBadRequest, signinData{}, "A value you sent must be valid UTF-8 text without NUL characters.")
 		return
 	case err != nil:
 		pe := d.failure(r.Context(), "dashboard: sign in", err)

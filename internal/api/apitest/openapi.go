@@ -108,6 +108,28 @@ func (v *Validator) Operations() []string {
 	return out
 }
 
+// QueryParameters returns the query parameters an operation ("METHOD
+// /path") documents, in the document's order.
+func (v *Validator) QueryParameters(operation string) []string {
+	var out []string
+	if v.model.Paths == nil {
+		return nil
+	}
+	for path, item := range v.model.Paths.PathItems.FromOldest() {
+		for method, op := range item.GetOperations().FromOldest() {
+			if strings.ToUpper(method)+" "+path != operation {
+				continue
+			}
+			for _, p := range slices.Concat(item.Parameters, op.Parameters) {
+				if p.In == "query" {
+					out = append(out, p.Name)
+				}
+			}
+		}
+	}
+	return out
+}
+
 // CheckRoutes compares the document with a route table of "METHOD /path"
 // patterns (as given to http.ServeMux): it reports routes the document does
 // not describe and operations that no route serves.

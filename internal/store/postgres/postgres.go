@@ -94,6 +94,18 @@ func (d *driver) TextSetArg(items []string) any { return items }
 // advisory lock (released at commit). The key is arbitrary but fixed.
 func (d *driver) MigrationLockSQL() string { return `SELECT pg_advisory_xact_lock(4818237262)` }
 
+// AnalyzeSQL analyzes every table of the schema in use.
+func (d *driver) AnalyzeSQL() string {
+	return `DO $$
+DECLARE t text;
+BEGIN
+    FOR t IN SELECT format('%I.%I', schemaname, tablename) FROM pg_tables WHERE schemaname = current_schema() LOOP
+        EXECUTE 'ANALYZE ' || t;
+    END LOOP;
+END
+$$`
+}
+
 // Time passes timestamps as they are: the columns are timestamptz.
 func (d *driver) Time(t time.Time) any { return t.UTC() }
 

@@ -127,6 +127,11 @@ func (d *driver) Migrations() fs.FS {
 
 func (d *driver) MigrationLockSQL() string { return "" }
 
+// AnalyzeSQL is empty: without statistics SQLite's planner already looks
+// rows up by the unique and leading index columns the queries name, and
+// statistics gathered on a young database would mislead it later.
+func (d *driver) AnalyzeSQL() string { return "" }
+
 // TextSet reads the strings from a JSON array: SQLite probes the index once
 // per element of an IN subquery.
 func (d *driver) TextSet(placeholder string) string {

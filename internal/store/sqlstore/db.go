@@ -23,7 +23,7 @@ func New(drv Driver) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &DB{executor: executor{conn: drv, drv: drv}, drv: drv, migrations: migrations}, nil
+	return &DB{executor: executor{conn: guard(drv), drv: drv}, drv: drv, migrations: migrations}, nil
 }
 
 func (db *DB) Dialect() string                { return db.drv.Name() }
@@ -71,7 +71,7 @@ func (db *DB) InTx(ctx context.Context, fn func(store.Executor) error) (err erro
 			}
 		}
 	}()
-	if err := fn(&TxExecutor{executor: executor{conn: tx, drv: db.drv}, tx: tx}); err != nil {
+	if err := fn(&TxExecutor{executor: executor{conn: guard(tx), drv: db.drv}, tx: tx}); err != nil {
 		return err
 	}
 	if err := tx.Commit(ctx); err != nil {

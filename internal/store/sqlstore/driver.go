@@ -88,4 +88,9 @@ type Driver interface {
 	// that nodes starting together apply migrations one at a time ("" when
 	// the transaction itself already serializes writers).
 	MigrationLockSQL() string
+
+	// AnalyzeSQL refreshes the planner's statistics of the store's tables,
+	// run once migrations have changed the schema ("" when the dialect's
+	// planner needs none).
+	AnalyzeSQL() string
 }

@@ -61,12 +61,22 @@ func (db *DB) MigrateTo(ctx context.Context, version int) error {
 	if err := db.createMigrationsTable(ctx); err != nil {
 		return err
 	}
+	applied := false
 	for _, m := range db.migrations {
 		if m.version > version {
 			break
 		}
-		if err := db.apply(ctx, m); err != nil {
+		done, err := db.apply(ctx, m)
+		if err != nil {
 			return err
+		}
+		applied = applied || done
+	}
+	if analyze := db.drv.AnalyzeSQL(); applied && analyze != "" {
+		// New tables and indexes have no statistics until autovacuum gets
+		// to them, and plans made meanwhile can scan what an index finds.
+		if _, err := db.drv.Exec(ctx, analyze); err != nil {
+			return fmt.Errorf("migrate: analyze: %w", err)
 		}
 	}
 	return nil
@@ -91,33 +101,37 @@ func (db *DB) createMigrationsTable(ctx context.Context) error {
 	return tx.Commit(ctx)
 }
 
-func (db *DB) apply(ctx context.Context, m migration) error {
+// apply applies m unless it already is, and reports whether it did.
+func (db *DB) apply(ctx context.Context, m migration) (bool, error) {
 	tx, err := db.drv.Begin(ctx)
 	if err != nil {
-		return fmt.Errorf("migrate: begin: %w", err)
+		return false, fmt.Errorf("migrate: begin: %w", err)
 	}
 	defer tx.Rollback(ctx) //nolint:errcheck // a no-op after Commit
 
 	if lock := db.drv.MigrationLockSQL(); lock != "" {
 		if _, err := tx.Exec(ctx, lock); err != nil {
-			return fmt.Errorf("migrate: lock: %w", err)
+			return false, fmt.Errorf("migrate: lock: %w", err)
 		}
 	}
 	var applied int
 	if err := tx.QueryRow(ctx, `SELECT COUNT(*) FROM hitch_migrations WHERE version = $1`, m.version).Scan(&applied); err != nil {
-		return fmt.Errorf("migrate: check %04d: %w", m.version, err)
+		return false, fmt.Errorf("migrate: check %04d: %w", m.version, err)
 	}
 	if applied > 0 {
-		return nil
+		return false, nil
 	}
 	if _, err := tx.Exec(ctx, m.sql); err != nil {
-		return fmt.Errorf("migrate: apply %04d_%s: %w", m.version, m.name, err)
+		return false, fmt.Errorf("migrate: apply %04d_%s: %w", m.version, m.name, err)
 	}
 	if _, err := tx.Exec(ctx, `INSERT INTO hitch_migrations (version, name, applied_at) VALUES ($1, $2, $3)`,
 		m.version, m.name, db.drv.Time(time.Now())); err != nil {
-		return fmt.Errorf("migrate: record %04d: %w", m.version, err)
+		return false, fmt.Errorf("migrate: record %04d: %w", m.version, err)
 	}
-	return tx.Commit(ctx)
+	if err := tx.Commit(ctx); err != nil {
+		return false, fmt.Errorf("migrate: commit %04d: %w", m.version, err)
+	}
+	return true, nil
 }
 
 // MigrationVersion reports the highest applied migration and the highest one

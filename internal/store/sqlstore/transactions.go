@@ -122,12 +122,19 @@ func (e *executor) TransactionPage(ctx context.Context, clientID, accountID stri
 	return out, nil
 }
 
+// accountTransactionsVersionSQL finds the user first, by its unique key,
+// and then the account by user and merchant: as a join, PostgreSQL with
+// stale statistics (autovacuum off, a bulk import) could start from the
+// accounts of the client at the merchant and filter every one of them.
+// The scalar subquery leaves the planner no such order to choose.
+const accountTransactionsVersionSQL = `SELECT a.id, a.transactions_version FROM accounts a
+	WHERE a.user_id = (SELECT u.id FROM users u WHERE u.client_id = $1 AND u.external_user_id = $2)
+	AND a.client_id = $1 AND a.merchant_id = $3 AND a.unlinked_at IS NULL`
+
 func (e *executor) AccountTransactionsVersion(ctx context.Context, clientID, externalUserID string, merchantID int64) (string, int64, error) {
 	var id string
 	var version int64
-	err := e.conn.QueryRow(ctx, `SELECT a.id, a.transactions_version FROM accounts a JOIN users u ON u.id = a.user_id
-		WHERE u.client_id = $1 AND u.external_user_id = $2 AND a.client_id = $1 AND a.merchant_id = $3 AND a.unlinked_at IS NULL`,
-		clientID, externalUserID, merchantID).Scan(&id, &version)
+	err := e.conn.QueryRow(ctx, accountTransactionsVersionSQL, clientID, externalUserID, merchantID).Scan(&id, &version)
 	if err != nil {
 		return "", 0, e.wrap("account: transactions version", err)
 	}

@@ -64,11 +64,14 @@ func serve(ctx context.Context, cfg *config.Config, _ io.Writer, errOut io.Write
 			return err
 		}
 	}
+	// One deadline for the whole shutdown, set when it begins: requests
+	// and then jobs finish within --shutdown-timeout together.
+	var deadline time.Time
 	if cfg.Workers {
 		if err := a.StartWorkers(ctx); err != nil {
 			return err
 		}
-		defer a.stopWorkers()
+		defer func() { a.stopWorkers(deadline) }()
 	}
 
 	srv := &http.Server{
@@ -94,7 +97,8 @@ func serve(ctx context.Context, cfg *config.Config, _ io.Writer, errOut io.Write
 	case <-ctx.Done():
 	}
 	a.Log.Info("shutting down", "timeout", cfg.ShutdownTimeout)
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
+	deadline = time.Now().Add(cfg.ShutdownTimeout)
+	shutdownCtx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
 	if err := srv.Shutdown(shutdownCtx); err != nil {
 		a.Log.Warn("in-flight requests did not finish in time", "error", err)
@@ -104,7 +108,7 @@ func serve(ctx context.Context, cfg *config.Config, _ io.Writer, errOut io.Write
 		return err
 	}
 	if cfg.Workers {
-		a.stopWorkers()
+		a.stopWorkers(deadline)
 	}
 	a.Log.Info("stopped")
 	return nil
@@ -136,10 +140,14 @@ func (a *hitch) logWhereToStart(ctx context.Context) error {
 	return nil
 }
 
-// stopWorkers lets running jobs finish within the shutdown timeout; jobs
-// still running after it are rescued and run again by a node later.
-func (a *hitch) stopWorkers() {
-	ctx, cancel := context.WithTimeout(context.Background(), a.Config.ShutdownTimeout)
+// stopWorkers lets running jobs finish until deadline (zero: the shutdown
+// timeout from now); jobs still running after it are rescued and run again
+// by a node later.
+func (a *hitch) stopWorkers(deadline time.Time) {
+	if deadline.IsZero() {
+		deadline = time.Now().Add(a.Config.ShutdownTimeout)
+	}
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
 	if err := a.StopWorkers(ctx); err != nil {
 		a.Log.Warn("workers did not stop in time", "error", err)
@@ -159,7 +167,7 @@ func workerFlags(*flag.FlagSet) func(context.Context, *config.Config, io.Writer,
 		a.Log.Info("hitch worker running", "env", cfg.Env, "database", a.Store.Dialect())
 		<-ctx.Done()
 		a.Log.Info("shutting down", "timeout", cfg.ShutdownTimeout)
-		a.stopWorkers()
+		a.stopWorkers(time.Time{})
 		a.Log.Info("stopped")
 		return nil
 	}

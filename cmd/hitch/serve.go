@@ -83,6 +83,10 @@ func serve(ctx context.Context, cfg *config.Config, _ io.Writer, errOut io.Write
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          nil,
 	}
+	// Long polls (a connector waiting for a user's answer, the hosted flow
+	// waiting for a connector) answer "not yet" at once when shutdown
+	// begins, instead of holding it for their whole wait.
+	srv.RegisterOnShutdown(a.Work.Drain)
 	a.Log.Info("hitch listening", "addr", ln.Addr().String(), "env", cfg.Env, "database", a.Store.Dialect(),
 		"public_url", cfg.PublicURL, "startup", time.Since(start).Round(time.Millisecond))
 	if err := a.logWhereToStart(ctx); err != nil {

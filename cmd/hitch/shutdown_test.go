@@ -1,9 +1,15 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	mrand "math/rand/v2"
+	"net/http"
 	"net/http/httptest"
+	"net/http/httptrace"
 	"strconv"
 	"strings"
 	"sync"
@@ -132,5 +138,114 @@ func TestShutdownUnderLoad(t *testing.T) {
 		t.Logf("SIGTERM after %d events with %d undelivered; %d events answered, %d requests refused after; "+
 			"stopped in %v with %d delivered; all delivered after the restart (%d duplicates)",
 			signalAt, backlog, len(ids), refused, took.Round(time.Millisecond), deliveredBeforeExit, rcv.duplicates())
+	})
+}
+
+// TestShutdownAnswersConnectorLongPoll sends SIGTERM while a connector
+// waits in a long poll (up to 25 s) for a user's answer: the poll answers at
+// once with no answer yet, and the node exits 0 long before the poll's
+// wait or --shutdown-timeout would have ended.
+func TestShutdownAnswersConnectorLongPoll(t *testing.T) {
+	const timeout = 20 * time.Second
+	forEachStore(t, func(t *testing.T, name string, env []string) {
+		t.Parallel()
+		env = append(deliveryEnv(t, "long_poll_client"), env...)
+		env = append(env, "HITCH_SHUTDOWN_TIMEOUT="+timeout.String())
+		code, out, stderr := cli(t, env, "connectors", "create", "--name", "Long poller", "--json")
+		var creds struct{ ID, Secret string }
+		if code != 0 || json.Unmarshal([]byte(out), &creds) != nil {
+			t.Fatalf("connectors create: %d %q %s", code, out, stderr)
+		}
+		node := startHitch(t, env)
+		api := newHitchAPI(t, "long_poll_client")
+		conn := &hitchAPI{http: api.http, clientID: creds.ID, secret: creds.Secret}
+		if _, err := conn.call(node.base, "PUT", "/internal/connector", map[string]any{"merchant_ids": []int{1}}, &map[string]any{}); err != nil {
+			t.Fatal(err)
+		}
+		var session struct {
+			Session string `json:"session"`
+		}
+		if _, err := api.call(node.base, "POST", "/session/create", map[string]string{"type": "transaction_link", "external_user_id": "typing"}, &session); err != nil {
+			t.Fatal(err)
+		}
+		login := make(chan error, 1)
+		go func() {
+			var step map[string]any
+			_, err := api.call(node.base, "POST", "/link/api/login", map[string]any{"session": session.Session, "client_id": api.clientID,
+				"merchant_id": 1, "username": "ada", "password": "pw"}, &step)
+			if err == nil && step["status"] != "otp_required" {
+				err = fmt.Errorf("login step %v, want otp_required", step)
+			}
+			login <- err
+		}()
+		var work struct {
+			Work []struct {
+				ID    string `json:"id"`
+				Lease string `json:"lease"`
+			} `json:"work"`
+		}
+		eventually(t, "the connector to claim the login", 10*time.Second, func() bool {
+			if _, err := conn.call(node.base, "POST", "/internal/work/claim", map[string]any{}, &work); err != nil {
+				t.Fatal(err)
+			}
+			return len(work.Work) == 1
+		})
+		id, lease := work.Work[0].ID, work.Work[0].Lease
+		if _, err := conn.call(node.base, "POST", "/internal/work/"+id+"/step", map[string]any{"lease": lease, "status": "otp_required"}, &map[string]any{}); err != nil {
+			t.Fatal(err)
+		}
+		if err := <-login; err != nil {
+			t.Fatal(err)
+		}
+
+		// SIGTERM once the long poll's request is written and the server
+		// has had time to accept it and read it (the poll lasts 25 s): a
+		// connection still in the listener's queue, or kept alive with its
+		// request unread, is closed unanswered by any HTTP server that
+		// stops, and the client sends again elsewhere.
+		written := make(chan struct{})
+		trace := &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) { close(written) }}
+		answer := make(chan error, 1)
+		go func() {
+			body, _ := json.Marshal(map[string]any{"lease": lease, "wait_seconds": 25})
+			req, _ := http.NewRequestWithContext(httptrace.WithClientTrace(context.Background(), trace), "POST",
+				node.base+"/internal/work/"+id+"/answer", bytes.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			req.SetBasicAuth(creds.ID, creds.Secret)
+			resp, err := validatedClient(t, &http.Transport{}).Do(req)
+			if err != nil {
+				answer <- err
+				return
+			}
+			defer resp.Body.Close()
+			var out map[string]any
+			if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != 200 || out["answer"] != nil {
+				err = fmt.Errorf("answer: %d %v (%v), want 200 with no answer", resp.StatusCode, out, err)
+			}
+			answer <- err
+		}()
+		<-written
+		time.Sleep(200 * time.Millisecond)
+		sentAt := time.Now()
+		if err := node.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		if err := <-answer; err != nil {
+			t.Errorf("the long poll in flight at SIGTERM: %v", err)
+		}
+		select {
+		case <-node.exited:
+		case <-time.After(timeout + 5*time.Second):
+			t.Fatalf("hitch still running %v after SIGTERM", timeout+5*time.Second)
+		}
+		if took := time.Since(sentAt); took > 10*time.Second {
+			t.Errorf("hitch took %v to stop with a long poll in flight", took)
+		}
+		if code := node.cmd.ProcessState.ExitCode(); code != 0 {
+			t.Errorf("hitch exited %d after SIGTERM, want 0", code)
+		}
+		if strings.Contains(node.logs.String(), "did not finish in time") {
+			t.Errorf("hitch cut off requests on shutdown")
+		}
 	})
 }

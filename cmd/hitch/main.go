@@ -3,6 +3,7 @@
 //	hitch help                       list the commands (also hitch -h)
 //	hitch [serve]                    run the API (the default)
 //	hitch migrate                    apply database migrations and exit
+//	hitch backup --to FILE           copy the SQLite database while Hitch runs
 //	hitch clients create --name N    create a developer account (tenant)
 //	hitch clients list               list developer accounts
 //	hitch clients rotate-secret --client-id ID
@@ -56,6 +57,7 @@ var commands = []command{
 	{"serve", "run the API, workers and web UI (default)", serveFlags},
 	{"worker", "run only the job workers (webhook delivery), for scaling out", workerFlags},
 	{"migrate", "apply database migrations and exit", migrateFlags},
+	{"backup", "copy the SQLite database, while Hitch runs, to a new file: --to FILE", backupFlags},
 	{"clients create", "create a developer account: --name NAME [--env E] [--json]", clientsCreateFlags},
 	{"clients list", "list developer accounts [--json]", clientsListFlags},
 	{"clients rotate-secret", "issue a new secret: --client-id ID [--grace 24h] [--json]", clientsRotateFlags},

@@ -64,14 +64,21 @@ func serve(ctx context.Context, cfg *config.Config, _ io.Writer, errOut io.Write
 			return err
 		}
 	}
+	// One deadline for the whole shutdown, set when it begins: requests
+	// and then jobs finish within --shutdown-timeout together.
+	var deadline time.Time
 	if cfg.Workers {
 		if err := a.StartWorkers(ctx); err != nil {
 			return err
 		}
-		defer a.stopWorkers()
+		defer func() { a.stopWorkers(deadline) }()
 	}
 
 	srv := a.API.HTTPServer()
+	// Long polls (a connector waiting for a user's answer, the hosted flow
+	// waiting for a connector) answer "not yet" at once when shutdown
+	// begins, instead of holding it for their whole wait.
+	srv.RegisterOnShutdown(a.Work.Drain)
 	a.Log.Info("hitch listening", "addr", ln.Addr().String(), "env", cfg.Env, "database", a.Store.Dialect(),
 		"public_url", cfg.PublicURL, "startup", time.Since(start).Round(time.Millisecond))
 	if err := a.logWhereToStart(ctx); err != nil {
@@ -86,7 +93,8 @@ func serve(ctx context.Context, cfg *config.Config, _ io.Writer, errOut io.Write
 	case <-ctx.Done():
 	}
 	a.Log.Info("shutting down", "timeout", cfg.ShutdownTimeout)
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
+	deadline = time.Now().Add(cfg.ShutdownTimeout)
+	shutdownCtx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
 	if err := srv.Shutdown(shutdownCtx); err != nil {
 		a.Log.Warn("in-flight requests did not finish in time", "error", err)
@@ -96,7 +104,7 @@ func serve(ctx context.Context, cfg *config.Config, _ io.Writer, errOut io.Write
 		return err
 	}
 	if cfg.Workers {
-		a.stopWorkers()
+		a.stopWorkers(deadline)
 	}
 	a.Log.Info("stopped")
 	return nil
@@ -128,10 +136,14 @@ func (a *hitch) logWhereToStart(ctx context.Context) error {
 	return nil
 }
 
-// stopWorkers lets running jobs finish within the shutdown timeout; jobs
-// still running after it are rescued and run again by a node later.
-func (a *hitch) stopWorkers() {
-	ctx, cancel := context.WithTimeout(context.Background(), a.Config.ShutdownTimeout)
+// stopWorkers lets running jobs finish until deadline (zero: the shutdown
+// timeout from now); jobs still running after it are rescued and run again
+// by a node later.
+func (a *hitch) stopWorkers(deadline time.Time) {
+	if deadline.IsZero() {
+		deadline = time.Now().Add(a.Config.ShutdownTimeout)
+	}
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
 	if err := a.StopWorkers(ctx); err != nil {
 		a.Log.Warn("workers did not stop in time", "error", err)
@@ -151,7 +163,7 @@ func workerFlags(*flag.FlagSet) func(context.Context, *config.Config, io.Writer,
 		a.Log.Info("hitch worker running", "env", cfg.Env, "database", a.Store.Dialect())
 		<-ctx.Done()
 		a.Log.Info("shutting down", "timeout", cfg.ShutdownTimeout)
-		a.stopWorkers()
+		a.stopWorkers(time.Time{})
 		a.Log.Info("stopped")
 		return nil
 	}

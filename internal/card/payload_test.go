@@ -499,23 +499,6 @@ func TestDecodePayloadErrors(t *testing.T) {
 	}
 }
 
-func FuzzDecodePayload(f *testing.F) {
-	f.Add([]byte(validJSON))
-	f.Add([]byte(`{"card": {"number": 4242424242424242}}`))
-	f.Add([]byte(`{"user": {"address": {"region": "ny", "country": "us"}}} {}`))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		p, err := DecodePayload(data)
-		if err != nil {
-			var ferr *FieldError
-			if !errors.As(err, &ferr) || ferr.Field == "" || ferr.Message == "" {
-				t.Fatalf("DecodePayload error %#v is not a complete *FieldError", err)
-			}
-			return
-		}
-		_ = p.Validate(testNow)
-	})
-}
-
 func TestISO3166Embedded(t *testing.T) {
 	t.Parallel()
 	table, err := parseISO3166(iso3166Data)

@@ -63,8 +63,8 @@ type Config struct {
 	// sync pages served again while their data is unchanged; 0 turns it
 	// off. Default 32.
 	CacheMiB int
-	// ShutdownTimeout bounds how long in-flight requests may finish after
-	// SIGTERM. Default 15s.
+	// ShutdownTimeout bounds how long in-flight requests and then running
+	// jobs may finish after SIGTERM, together. Default 15s.
 	ShutdownTimeout time.Duration
 	// SecretGrace is how long a rotated-out client secret keeps working.
 	// Default 24h.
@@ -166,7 +166,7 @@ func NewFlagSet(name string, getenv func(string) string) *FlagSet {
 	f.proxies(&c.TrustedProxies, "trusted-proxies", "HITCH_TRUSTED_PROXIES",
 		"CIDRs or IPs of reverse proxies whose X-Forwarded-For names the client, e.g. 10.0.0.0/8 (default none)")
 	f.integer(&c.CacheMiB, "cache-size", "HITCH_CACHE_SIZE", 32, "MiB for account listings and sync pages served again while unchanged; 0 turns it off")
-	f.duration(&c.ShutdownTimeout, "shutdown-timeout", "HITCH_SHUTDOWN_TIMEOUT", 15*time.Second, "time in-flight requests get to finish on shutdown")
+	f.duration(&c.ShutdownTimeout, "shutdown-timeout", "HITCH_SHUTDOWN_TIMEOUT", 15*time.Second, "time in-flight requests and then running jobs get to finish on shutdown, together")
 	f.duration(&c.SecretGrace, "secret-grace", "HITCH_SECRET_GRACE", 24*time.Hour, "how long a rotated-out client secret keeps working")
 	f.str(&c.DebugAddr, "debug-addr", "HITCH_DEBUG_ADDR", "", "address for pprof profiles, e.g. 127.0.0.1:6060 (default off)")
 	f.durations(&c.WebhookRetrySchedule, "webhook-retry-schedule", "HITCH_WEBHOOK_RETRY_SCHEDULE",

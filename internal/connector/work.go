@@ -102,6 +102,24 @@ type Work struct {
 	listedAt  time.Time
 	lastSeen  map[string]time.Time
 	claimedAt sync.Map // work id → time claimed, for the metrics
+
+	draining  chan struct{} // closed by Drain
+	drainOnce sync.Once
+}
+
+// Drain makes the long polls under way, and those to come, answer at once
+// as if their wait were up (a login still pending, no answer yet), so that
+// a node shutting down answers them within its shutdown timeout; callers
+// ask again, of another node or of this one restarted.
+func (w *Work) Drain() { w.drainOnce.Do(func() { close(w.draining) }) }
+
+func (w *Work) isDraining() bool {
+	select {
+	case <-w.draining:
+		return true
+	default:
+		return false
+	}
 }
 
 // NewWork returns a Work.
@@ -113,7 +131,7 @@ func NewWork(cfg WorkConfig) *Work {
 	if cfg.Metrics == nil {
 		cfg.Metrics = NewMetrics()
 	}
-	return &Work{cfg: cfg, lastSeen: map[string]time.Time{}}
+	return &Work{cfg: cfg, lastSeen: map[string]time.Time{}, draining: make(chan struct{})}
 }
 
 // Metrics are the work's metrics, to register.
@@ -291,11 +309,12 @@ func (w *Work) Wait(ctx context.Context, id string) (*store.Work, error) {
 				continue // it moved on meanwhile: read it again
 			}
 			return f, err
-		case now.After(deadline):
+		case now.After(deadline), w.isDraining():
 			return wk, nil
 		}
 		select {
 		case <-ctx.Done():
+		case <-w.draining:
 		case <-ticker.C:
 		}
 	}
@@ -573,12 +592,13 @@ func (w *Work) TakeAnswer(ctx context.Context, c *Connector, id, lease string, w
 			!errors.Is(err, store.ErrNotFound) {
 			return "", err
 		}
-		if !now.Before(deadline) {
+		if !now.Before(deadline) || w.isDraining() {
 			return "", nil
 		}
 		select {
 		case <-ctx.Done():
 			return "", ctx.Err()
+		case <-w.draining:
 		case <-ticker.C:
 		}
 	}

@@ -73,8 +73,9 @@ func (s *Server) routes() {
 	m.Handle("GET /internal/tasks", s.connectorAuthed(s.listPendingTasks))
 	m.Handle("POST /internal/tasks/{id}/claim", s.connectorAuthed(s.claimTask))
 	m.Handle("POST /internal/tasks/{id}/result", s.connectorAuthed(s.taskResult))
-	// Connector work: what a connector serves, and the logins and refreshes
-	// it claims under a lease and reports on (internal/api/work.go).
+	// Connector work: what a connector serves, and the logins, refreshes
+	// and detect units it claims under a lease and reports on
+	// (internal/api/work.go).
 	m.Handle("GET /internal/connector", s.connectorAuthed(s.getConnector))
 	m.Handle("PUT /internal/connector", s.connectorAuthed(s.declareConnector))
 	m.Handle("POST /internal/work/claim", s.connectorAuthed(s.claimWork))

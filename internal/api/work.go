@@ -463,12 +463,14 @@ func (s *Server) completeDetect(w http.ResponseWriter, r *http.Request, req *com
 	if err := s.seen(r); err != nil {
 		return err
 	}
-	c := connectorFrom(r.Context())
-	var wk *store.Work
+	wk, err := s.Work.HeldDetect(r.Context(), connectorFrom(r.Context()), r.PathValue("id"), lease)
+	if err != nil {
+		return err
+	}
 	var got *detection.Recorded
 	err = s.Store.InTx(r.Context(), func(ex store.Executor) error {
 		var err error
-		if wk, err = s.Work.CompleteDetectTx(r.Context(), ex, c, r.PathValue("id"), lease, *req.Outcome, reason); err != nil {
+		if wk, err = s.Work.CompleteDetectTx(r.Context(), ex, wk.ID, lease, *req.Outcome, reason); err != nil {
 			return err
 		}
 		got, err = s.Detections.RecordTx(r.Context(), ex, detection.RecordParams{ClientID: wk.ClientID,

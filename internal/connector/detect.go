@@ -31,7 +31,9 @@ type DetectParams struct {
 // sealed until its connector claims it. It returns how many it queued:
 // none when no connector declared a merchant.
 func (w *Work) DetectTx(ctx context.Context, ex store.Executor, p DetectParams) (int, error) {
-	list, err := w.connectors(ctx)
+	// Read in ex, not through the pool: a transaction waiting for a second
+	// connection could wait on every other one doing the same.
+	list, err := ex.ConnectorList(ctx)
 	if err != nil {
 		return 0, err
 	}
@@ -87,11 +89,10 @@ const (
 	DetectFailed  = "failed"
 )
 
-// CompleteDetectTx ends a detect unit the connector holds, in the caller's
-// transaction: checked (the caller records what was found, and settles
-// the request) or failed with a reason. The caller then settles the
-// request in the same transaction (DetectionEnded).
-func (w *Work) CompleteDetectTx(ctx context.Context, ex store.Executor, c *Connector, id, lease, outcome, reason string) (*store.Work, error) {
+// HeldDetect returns the detect unit the connector holds under lease, ready
+// to complete, or why not. Check it before the transaction that completes
+// it: it reads through the pool.
+func (w *Work) HeldDetect(ctx context.Context, c *Connector, id, lease string) (*store.Work, error) {
 	wk, err := w.held(ctx, c, id, lease)
 	if err != nil {
 		return nil, err
@@ -99,9 +100,17 @@ func (w *Work) CompleteDetectTx(ctx context.Context, ex store.Executor, c *Conne
 	if wk.Kind != store.WorkDetect || wk.Status != store.WorkClaimed {
 		return nil, ErrTransition
 	}
+	return wk, nil
+}
+
+// CompleteDetectTx ends, in the caller's transaction, a detect unit that
+// HeldDetect returned: checked (the caller then records what was found,
+// detection.Service.RecordTx, which settles the request) or failed with a
+// reason. The lease and status are checked again in the update.
+func (w *Work) CompleteDetectTx(ctx context.Context, ex store.Executor, id, lease, outcome, reason string) (*store.Work, error) {
 	status, why := ending(outcome == DetectChecked, outcome, reason)
 	now := w.cfg.Now().UTC()
-	wk, err = ex.WorkReport(ctx, &store.WorkReportParams{ID: id, LeaseHash: leaseHash(lease), From: []string{store.WorkClaimed},
+	wk, err := ex.WorkReport(ctx, &store.WorkReportParams{ID: id, LeaseHash: leaseHash(lease), From: []string{store.WorkClaimed},
 		Status: status, Reason: why, LeaseUntil: now, Now: now})
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, ErrTransition

@@ -123,7 +123,9 @@ type harnessOptions struct {
 	workers bool
 	// retrySchedule replaces the webhook retry schedule (default: fast).
 	retrySchedule []time.Duration
-	// cardWindow replaces the card switch window (default 15 s).
+	// cardWindow replaces the card switch window (default 15 s; an hour
+	// with workers, so that a slow run records no CARD_FAILED a test did
+	// not ask for).
 	cardWindow time.Duration
 	// catalog replaces the seeded merchant catalog.
 	catalog *merchant.Catalog
@@ -196,8 +198,11 @@ func newHarness(t testing.TB, st store.Store, opts ...func(*harnessOptions)) *ha
 	if o.retrySchedule != nil {
 		cfg.WebhookRetrySchedule = o.retrySchedule
 	}
-	if o.cardWindow != 0 {
+	switch {
+	case o.cardWindow != 0:
 		cfg.CardWindow = o.cardWindow
+	case o.workers:
+		cfg.CardWindow = time.Hour
 	}
 	a, err := app.New(cfg, app.Deps{Store: st, Box: box, Log: logger, Clock: clk.Now, Catalog: o.catalog,
 		Members: o.members, JobPollInterval: 20 * time.Millisecond})

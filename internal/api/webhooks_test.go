@@ -674,9 +674,7 @@ func TestWebhookEventsResendAndReplay(t *testing.T) {
 		if resp := h.do("POST", "/webhooks/replay", map[string]any{"endpoint_id": ep.ID, "since": "yesterday"}, nil); resp.status != 400 {
 			t.Errorf("bad since: %d %s", resp.status, resp.body)
 		}
-		// The card switches wait for their cards longer than the test runs,
-		// however slow the machine: a CARD_FAILED would be a sixth event.
-	}, withWorkers, func(o *harnessOptions) { o.cardWindow = time.Hour })
+	}, withWorkers)
 }
 
 func TestWebhookDevelopmentTestAndSign(t *testing.T) {

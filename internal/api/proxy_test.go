@@ -34,11 +34,7 @@ func TestTrustedProxiesSeparateClients(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			each(t, func(t *testing.T, h *harness) {
-				bad := basic(h.clientID, "hsk_wrong_secret_wrong_secret_wrong_secret")
-				fail := func(xff string) int {
-					t.Helper()
-					return h.do("GET", "/jwe/key", nil, http.Header{"Authorization": {bad}, "X-Forwarded-For": {xff}}).status
-				}
+				fail := h.failAuthFrom
 				// The harness clock stands still: the burst of 20 is all a
 				// client gets.
 				for i := range 20 {
@@ -72,11 +68,7 @@ func TestTrustedProxiesSeparateClients(t *testing.T) {
 func TestPerIPLimitsKeyIPv6On64(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, h *harness) {
-		bad := basic(h.clientID, "hsk_wrong_secret_wrong_secret_wrong_secret")
-		fail := func(xff string) int {
-			t.Helper()
-			return h.do("GET", "/jwe/key", nil, http.Header{"Authorization": {bad}, "X-Forwarded-For": {xff}}).status
-		}
+		fail := h.failAuthFrom
 		// The harness clock stands still: the burst of 20 is all a client
 		// gets, whatever addresses of its /64 it sends from.
 		for i := range 20 {
@@ -121,4 +113,12 @@ func TestTrustedProxiesAuditOrigin(t *testing.T) {
 			t.Fatalf("sign-in record %+v", recs)
 		}
 	}, behindProxy)
+}
+
+// failAuthFrom answers the status of a request with a wrong secret from the
+// client address xff names (behind a trusted proxy).
+func (h *harness) failAuthFrom(xff string) int {
+	h.t.Helper()
+	bad := basic(h.clientID, "hsk_wrong_secret_wrong_secret_wrong_secret")
+	return h.do("GET", "/jwe/key", nil, http.Header{"Authorization": {bad}, "X-Forwarded-For": {xff}}).status
 }

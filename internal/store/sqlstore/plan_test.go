@@ -35,14 +35,8 @@ func (n planNode) walk(fn func(planNode)) {
 // account, with generic and custom plans alike.
 func TestAccountTransactionsVersionPlanIgnoresStaleStatistics(t *testing.T) {
 	t.Parallel()
-	url := storetest.RequirePostgres(t)
-	_, schema := storetest.OpenPostgresSchema(t)
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn, schema := migratedSchema(t)
 	for _, q := range []string{
 		`SET search_path = ` + pgx.Identifier{schema}.Sanitize(),
 		`ALTER TABLE users SET (autovacuum_enabled = false)`,
@@ -90,14 +84,8 @@ func TestAccountTransactionsVersionPlanIgnoresStaleStatistics(t *testing.T) {
 // that plans made before autovacuum runs are not guesses.
 func TestMigrateAnalyzesPostgres(t *testing.T) {
 	t.Parallel()
-	url := storetest.RequirePostgres(t)
-	_, schema := storetest.OpenPostgresSchema(t)
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn, schema := migratedSchema(t)
 	// reltuples is -1 for a table never analyzed (PostgreSQL 14 and later).
 	rows, err := conn.Query(ctx, `SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
 		WHERE n.nspname = $1 AND c.relkind = 'r' AND c.reltuples < 0 ORDER BY c.relname`, schema)
@@ -111,4 +99,18 @@ func TestMigrateAnalyzesPostgres(t *testing.T) {
 	if len(names) > 0 {
 		t.Errorf("tables without statistics after migrating: %v", names)
 	}
+}
+
+// migratedSchema opens a migrated PostgreSQL schema of its own and a plain
+// connection to the database, to look at its plans and statistics.
+func migratedSchema(t *testing.T) (*pgx.Conn, string) {
+	t.Helper()
+	url := storetest.RequirePostgres(t)
+	_, schema := storetest.OpenPostgresSchema(t)
+	conn, err := pgx.Connect(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return conn, schema
 }

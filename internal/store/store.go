@@ -1176,7 +1176,8 @@ type DetectionCounts struct {
 // UserTransaction is a transaction of one of a user's accounts, with when
 // Hitch first stored it.
 type UserTransaction struct {
-	AccountID string
-	SyncJSON  []byte
-	CreatedAt time.Time
+	AccountID  string
+	MerchantID int64
+	SyncJSON   []byte
+	CreatedAt  time.Time
 }

@@ -422,7 +422,7 @@ func (s *Service) Dispatch(ctx context.Context, ex store.Executor, ev *store.Eve
 
 func (s *Service) job(clientID, eventID, endpointID string) river.InsertManyParams {
 	return river.InsertManyParams{
-		Args:       DeliveryArgs{ClientID: clientID, EventID: eventID, EndpointID: endpointID},
+		Args: DeliveryArgs{ClientID: clientID, EventID: eventID, EndpointID: endpointID},
 		// The endpoint's tag lets the dashboard find its oldest pending
 		// delivery through River's job list.
 		InsertOpts: &river.InsertOpts{Queue: queue.QueueWebhooks, MaxAttempts: len(s.cfg.RetrySchedule), Tags: []string{endpointID}},

@@ -158,7 +158,7 @@ func (e *executor) DetectionCounts(ctx context.Context, clientID string, since t
 }
 
 func (e *executor) TransactionsOfUser(ctx context.Context, clientID, userID string, limit int) ([]*store.UserTransaction, error) {
-	rows, err := e.conn.Query(ctx, `SELECT t.account_id, t.sync_json, t.created_at
+	rows, err := e.conn.Query(ctx, `SELECT t.account_id, a.merchant_id, t.sync_json, t.created_at
 		FROM accounts a JOIN transactions t ON t.account_id = a.id AND t.client_id = $1
 		WHERE a.client_id = $1 AND a.user_id = $2 ORDER BY t.created_at DESC, t.position DESC LIMIT $3`, clientID, userID, limit)
 	if err != nil {
@@ -166,6 +166,6 @@ func (e *executor) TransactionsOfUser(ctx context.Context, clientID, userID stri
 	}
 	return collect(rows, func(row Row) (*store.UserTransaction, error) {
 		var t store.UserTransaction
-		return &t, row.Scan(&t.AccountID, &t.SyncJSON, timeDest{&t.CreatedAt})
+		return &t, row.Scan(&t.AccountID, &t.MerchantID, &t.SyncJSON, timeDest{&t.CreatedAt})
 	}, e, "transaction: of user")
 }

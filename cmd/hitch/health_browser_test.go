@@ -364,4 +364,3 @@ func asList(v any) []any {
 	l, _ := v.([]any)
 	return l
 }
-

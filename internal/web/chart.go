@@ -104,14 +104,14 @@ func (c *chart) SVG() template.HTML {
 	for _, f := range []float64{0, 0.5, 1} {
 		yy := y(top * f)
 		fmt.Fprintf(&b, `<line x1="%g" y1="%.1f" x2="%g" y2="%.1f" stroke="#e3e6ec"/>`, padLeft, yy, chartW-padRight, yy)
-		fmt.Fprintf(&b, `<text x="%g" y="%.1f" font-size="11" text-anchor="end" fill="#5b6270">%s</text>`, padLeft-4, yy+4,
+		fmt.Fprintf(&b, `<text x="%g" y="%.1f" font-size="13" text-anchor="end" fill="#5b6270">%s</text>`, padLeft-4, yy+4,
 			esc(c.value(top*f)))
 	}
 	// Every k-th bucket is labelled, at most 6.
 	k := max(1, (n+5)/6)
 	for i, l := range c.Labels {
 		if i%k == 0 {
-			fmt.Fprintf(&b, `<text x="%.1f" y="%g" font-size="11" text-anchor="middle" fill="#5b6270">%s</text>`,
+			fmt.Fprintf(&b, `<text x="%.1f" y="%g" font-size="13" text-anchor="middle" fill="#5b6270">%s</text>`,
 				padLeft+slot*(float64(i)+0.5), chartH-8, esc(l))
 		}
 	}

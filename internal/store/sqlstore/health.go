@@ -11,10 +11,13 @@ import (
 // WHERE), bounded by a time window or a limit, and served by an index of
 // migration 0020.
 
+// webhookAttemptsSinceSQL reads a window of one developer's attempts
+// through webhook_attempts_client_started, newest first.
+const webhookAttemptsSinceSQL = `SELECT event_id, endpoint_id, attempt, started_at, duration_us, status_code, outcome
+	FROM webhook_attempts WHERE client_id = $1 AND started_at >= $2 ORDER BY started_at DESC, id DESC LIMIT $3`
+
 func (e *executor) WebhookAttemptsSince(ctx context.Context, clientID string, since time.Time, limit int) ([]*store.WebhookAttempt, error) {
-	rows, err := e.conn.Query(ctx, `SELECT event_id, endpoint_id, attempt, started_at, duration_us, status_code, outcome
-		FROM webhook_attempts WHERE client_id = $1 AND started_at >= $2 ORDER BY started_at DESC, id DESC LIMIT $3`,
-		clientID, e.ts(since), limit)
+	rows, err := e.conn.Query(ctx, webhookAttemptsSinceSQL, clientID, e.ts(since), limit)
 	if err != nil {
 		return nil, e.wrap("webhook attempt: since", err)
 	}
@@ -80,9 +83,13 @@ func scanAccountLogin(row Row) (*store.AccountLogin, error) {
 	return &l, row.Scan(&l.AccountID, &l.MerchantID, &l.Product, &l.Status, timeDest{&l.CreatedAt})
 }
 
+// accountLoginsSinceSQL reads a window of one developer's login steps
+// through account_logins_client_created, newest first.
+const accountLoginsSinceSQL = `SELECT account_id, merchant_id, product, status, created_at FROM account_logins
+	WHERE client_id = $1 AND created_at >= $2 ORDER BY created_at DESC, id DESC LIMIT $3`
+
 func (e *executor) AccountLoginsSince(ctx context.Context, clientID string, since time.Time, limit int) ([]*store.AccountLogin, error) {
-	rows, err := e.conn.Query(ctx, `SELECT account_id, merchant_id, product, status, created_at FROM account_logins
-		WHERE client_id = $1 AND created_at >= $2 ORDER BY created_at DESC, id DESC LIMIT $3`, clientID, e.ts(since), limit)
+	rows, err := e.conn.Query(ctx, accountLoginsSinceSQL, clientID, e.ts(since), limit)
 	if err != nil {
 		return nil, e.wrap("account login: since", err)
 	}

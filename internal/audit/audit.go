@@ -44,9 +44,12 @@ const (
 	ActionWebhookEdit          = "webhook.edit"   // an endpoint's URL or event filter is changed
 	ActionWebhookTest          = "webhook.test"
 	ActionEventResend          = "event.resend"
-	ActionMerchantHide         = "merchant.hide"
-	ActionMerchantShow         = "merchant.show"
-	ActionUserView             = "user.view"
+	// ActionEventReplay: a time range of events is queued again to one
+	// endpoint from the dashboard.
+	ActionEventReplay  = "event.replay"
+	ActionMerchantHide = "merchant.hide"
+	ActionMerchantShow = "merchant.show"
+	ActionUserView     = "user.view"
 	// ActionLinkOriginsUpdate: the web origins allowed to embed the link
 	// flow are replaced.
 	ActionLinkOriginsUpdate = "link.origins_update"
@@ -91,7 +94,7 @@ const (
 var Actions = []string{ActionSignIn, ActionSignOut, ActionMemberAdd, ActionMemberRemove, ActionMemberRoleChange,
 	ActionMemberPasswordChange,
 	ActionSecretView, ActionSecretRotate, ActionWebhookAdd, ActionWebhookRemove, ActionWebhookUpdate, ActionWebhookEdit,
-	ActionWebhookTest, ActionEventResend, ActionMerchantHide, ActionMerchantShow, ActionUserView,
+	ActionWebhookTest, ActionEventResend, ActionEventReplay, ActionMerchantHide, ActionMerchantShow, ActionUserView,
 	ActionLinkOriginsUpdate, ActionKeyRotate}
 
 // Actor is who did it: a member's name and e-mail.

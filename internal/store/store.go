@@ -403,6 +403,39 @@ type Executor interface {
 	// starting with params.Prefix after params.After.
 	UserList(ctx context.Context, params *UserListParams) ([]*User, error)
 
+	// Health: the dashboard's bounded reads of one developer's recent
+	// deliveries, logins, card tasks and detections.
+
+	// WebhookAttemptsSince lists the developer's delivery attempts started
+	// at or after since, newest first, up to limit, without their
+	// response bodies and errors.
+	WebhookAttemptsSince(ctx context.Context, clientID string, since time.Time, limit int) ([]*WebhookAttempt, error)
+	// WebhookAttemptsFailed lists the failed attempts to one endpoint
+	// started at or after since, newest first, up to limit, with their
+	// response snippets.
+	WebhookAttemptsFailed(ctx context.Context, clientID, endpointID string, since time.Time, limit int) ([]*WebhookAttempt, error)
+	// AccountCounts counts the developer's accounts per merchant: linked
+	// and connected, linked and disconnected, unlinked.
+	AccountCounts(ctx context.Context, clientID string) ([]*AccountCount, error)
+	// AccountLoginsSince lists the login steps recorded at or after since,
+	// newest first, up to limit.
+	AccountLoginsSince(ctx context.Context, clientID string, since time.Time, limit int) ([]*AccountLogin, error)
+	// AccountLoginsOfUser lists a user's login steps, newest first, up to
+	// limit.
+	AccountLoginsOfUser(ctx context.Context, clientID, userID string, limit int) ([]*AccountLogin, error)
+	// TaskCounts counts the tasks that finished at or after since per
+	// merchant, product, status and reason.
+	TaskCounts(ctx context.Context, clientID string, since time.Time) ([]*TaskCount, error)
+	// TaskListByUser lists a user's tasks, newest first, up to limit.
+	TaskListByUser(ctx context.Context, clientID, userID string, limit int) ([]*Task, error)
+	// DetectionCounts counts the detection requests made at or after
+	// since, and the accounts detected since then per catalog merchant
+	// (merchant 0: known by name only).
+	DetectionCounts(ctx context.Context, clientID string, since time.Time) (*DetectionCounts, error)
+	// TransactionsOfUser lists the transactions first stored for a user's
+	// accounts, newest first, up to limit.
+	TransactionsOfUser(ctx context.Context, clientID, userID string, limit int) ([]*UserTransaction, error)
+
 	// The web origins a developer allows to embed its hosted link flow.
 
 	// LinkOriginList returns the developer's allowed origins, sorted; empty
@@ -1101,4 +1134,50 @@ type LinkChallenge struct {
 	SessionID string
 	ExpiresAt time.Time
 	CreatedAt time.Time
+}
+
+// AccountCount is how many of a developer's accounts at a merchant are in
+// each state.
+type AccountCount struct {
+	MerchantID   int64
+	Connected    int
+	Disconnected int
+	Unlinked     int
+}
+
+// AccountLogin is one step of a login to an account, as recorded.
+type AccountLogin struct {
+	AccountID  string
+	MerchantID int64
+	Product    string
+	Status     string
+	CreatedAt  time.Time
+}
+
+// TaskCount is how many finished tasks share a merchant, product, status
+// and reason.
+type TaskCount struct {
+	MerchantID int64
+	Product    string
+	Status     string
+	Reason     string // "" for none
+	Count      int
+}
+
+// DetectionCounts are a window's detection requests and what they found.
+type DetectionCounts struct {
+	Requests int
+	Done     int
+	// Hits counts detected accounts per catalog merchant (0: a merchant
+	// known by name only).
+	Hits map[int64]int
+}
+
+// UserTransaction is a transaction of one of a user's accounts, with when
+// Hitch first stored it.
+type UserTransaction struct {
+	AccountID  string
+	MerchantID int64
+	SyncJSON   []byte
+	CreatedAt  time.Time
 }

@@ -86,7 +86,8 @@ const (
 )
 
 var dashboardPages = []string{"signin", "password", "overview", "credentials", "members", "webhooks", "event", "users",
-	"user", "merchants", "error", "audit", "endpoint", "link"}
+	"user", "merchants", "error", "audit", "endpoint", "link",
+	"health_webhooks", "health_accounts", "timeline"}
 
 func (h *Handler) mountDashboard(cfg *Config) error {
 	d := &dashboard{Dashboard: *cfg.Dashboard, cfg: cfg, log: cfg.Logger, pages: map[string]*template.Template{},
@@ -96,7 +97,8 @@ func (h *Handler) mountDashboard(cfg *Config) error {
 		d.renderError(w, r, nil, http.StatusForbidden, "This form was sent from another site and was refused.")
 	}))
 	funcs := template.FuncMap{"asset": h.assetURL, "shortTime": shortTime, "can": can, "sameWords": sameWords}
-	base, err := template.New("").Funcs(funcs).ParseFS(dashboardFS, "templates/dashboard/layout.html")
+	base, err := template.New("").Funcs(funcs).ParseFS(dashboardFS, "templates/dashboard/layout.html",
+		"templates/dashboard/chart.html")
 	if err != nil {
 		return fmt.Errorf("web: dashboard layout: %w", err)
 	}
@@ -140,6 +142,7 @@ func (h *Handler) mountDashboard(cfg *Config) error {
 	handle("GET /dashboard/audit", d.authed(d.auditLog))
 	handle("GET "+linkSettingsPath, d.authed(d.linkSettings))
 	handle("POST "+linkSettingsPath+"/origins", d.authed(d.setLinkOrigins))
+	d.mountHealth(handle)
 	return nil
 }
 
@@ -392,6 +395,9 @@ var notices = map[string]string{
 	"webhook.updated":   "The endpoint was changed.",
 	"event.resent.one":  "The event was queued for delivery to that endpoint again.",
 	"event.resent.none": "Nothing was queued: no enabled endpoint takes this event.",
+
+	"events.replayed":      "The range's events were queued to the endpoint again.",
+	"events.replayed.none": "Nothing was queued: the endpoint takes no event of that range.",
 }
 
 func notice(r *http.Request) string { return notices[r.URL.Query().Get("notice")] }

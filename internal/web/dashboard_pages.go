@@ -15,6 +15,7 @@ import (
 	"github.com/hitchdev/hitch/internal/audit"
 	"github.com/hitchdev/hitch/internal/event"
 	"github.com/hitchdev/hitch/internal/field"
+	"github.com/hitchdev/hitch/internal/health"
 	"github.com/hitchdev/hitch/internal/member"
 	"github.com/hitchdev/hitch/internal/merchant"
 	"github.com/hitchdev/hitch/internal/store"
@@ -23,32 +24,55 @@ import (
 
 // Overview
 
+// overviewData are the few figures that matter now: delivery success and
+// accounts needing a new login, with the day's charts, and the team's
+// latest audit records.
 type overviewData struct {
-	Members   int
-	Endpoints int
-	Hidden    int
-	Recent    []*store.AuditRecord
+	DeliveryRate string
+	Deliveries   *health.Delivery
+	Attempts     *chart
+	Accounts     *health.Accounts
+	Logins       *chart
+	// Requests is the day's API requests and error rate, set by
+	// requestsToday alone; nil leaves its tile out.
+	Requests *requestsToday
+	Recent   []*store.AuditRecord
+}
+
+// requestsToday is the overview's tile of API requests of the day.
+type requestsToday struct {
+	Requests  int
+	ErrorRate string
+	Chart     *chart
+}
+
+// requestsToday reads the day's API requests for the overview's tile; nil
+// while Hitch keeps no request log.
+func (d *dashboard) requestsToday(*http.Request, *member.Principal) (*requestsToday, error) {
+	return nil, nil
 }
 
 func (d *dashboard) overview(w http.ResponseWriter, r *http.Request, p *member.Principal) error {
 	ctx := r.Context()
+	now := time.Now()
+	day := health.WindowNamed("day")
 	var data overviewData
-	members, err := d.Members.List(ctx, p.Client.ID)
-	if err != nil {
+	var err error
+	if data.Deliveries, err = health.Deliveries(ctx, d.Store, p.Client.ID, day, now); err != nil {
 		return err
 	}
-	eps, err := d.Webhooks.List(ctx, p.Client.ID)
-	if err != nil {
+	data.DeliveryRate = rateText(data.Deliveries.SuccessRate())
+	data.Attempts, _ = deliveryCharts("overview", day, data.Deliveries.All)
+	if data.Accounts, err = health.AccountHealth(ctx, d.Store, p.Client.ID, day, now); err != nil {
 		return err
 	}
-	hidden, err := d.Links.Hidden(ctx, p.Client.ID)
-	if err != nil {
+	data.Logins = loginChart("overview-logins", data.Accounts)
+	if data.Requests, err = d.requestsToday(r, p); err != nil {
 		return err
 	}
 	if data.Recent, err = d.Store.AuditRecordList(ctx, &store.AuditRecordListParams{ClientID: p.Client.ID, Limit: 10}); err != nil {
 		return err
 	}
-	data.Members, data.Endpoints, data.Hidden = len(members), len(eps), len(hidden)
 	d.render(w, r, http.StatusOK, "overview", &view{Title: "Overview", Active: "overview", P: p, Notice: notice(r), Data: data})
 	return nil
 }

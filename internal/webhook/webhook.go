@@ -422,8 +422,10 @@ func (s *Service) Dispatch(ctx context.Context, ex store.Executor, ev *store.Eve
 
 func (s *Service) job(clientID, eventID, endpointID string) river.InsertManyParams {
 	return river.InsertManyParams{
-		Args:       DeliveryArgs{ClientID: clientID, EventID: eventID, EndpointID: endpointID},
-		InsertOpts: &river.InsertOpts{Queue: queue.QueueWebhooks, MaxAttempts: len(s.cfg.RetrySchedule)},
+		Args: DeliveryArgs{ClientID: clientID, EventID: eventID, EndpointID: endpointID},
+		// The endpoint's tag lets the dashboard find its oldest pending
+		// delivery through River's job list.
+		InsertOpts: &river.InsertOpts{Queue: queue.QueueWebhooks, MaxAttempts: len(s.cfg.RetrySchedule), Tags: []string{endpointID}},
 	}
 }
 
@@ -483,8 +485,8 @@ const MaxReplay = 10_000
 
 // Replay queues the events created in [Since, Until] that the endpoint takes
 // (narrowed by Types when set) to one endpoint, oldest first, keeping their
-// ids. It returns how many were queued.
-func (s *Service) Replay(ctx context.Context, p ReplayParams) (int, error) {
+// ids. It returns how many were queued. also runs in the same transaction.
+func (s *Service) Replay(ctx context.Context, p ReplayParams, also ...Also) (int, error) {
 	if p.Until.Before(p.Since) {
 		return 0, field.Invalid("until", "must not be before since")
 	}
@@ -527,7 +529,10 @@ func (s *Service) Replay(ctx context.Context, p ReplayParams) (int, error) {
 		}
 		slices.Reverse(jobs) // oldest first
 		n = len(jobs)
-		return s.queue.InsertTx(ctx, ex, jobs)
+		if err := s.queue.InsertTx(ctx, ex, jobs); err != nil {
+			return err
+		}
+		return runAlso(ex, also)
 	})
 	return n, err
 }

@@ -376,7 +376,7 @@ func (e *executor) AccountLifecycleSet(ctx context.Context, p *store.AccountLife
 	if n == 0 {
 		return fmt.Errorf("account: set lifecycle: %w", store.ErrNotFound)
 	}
-	return nil
+	return e.accountLoginInsert(ctx, p)
 }
 
 // actionSet is the SQL that sets the last user action of the product bound

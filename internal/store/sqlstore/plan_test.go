@@ -15,6 +15,7 @@ import (
 type planNode struct {
 	NodeType     string     `json:"Node Type"`
 	RelationName string     `json:"Relation Name"`
+	IndexName    string     `json:"Index Name"`
 	ActualRows   float64    `json:"Actual Rows"`
 	ActualLoops  float64    `json:"Actual Loops"`
 	Plans        []planNode `json:"Plans"`

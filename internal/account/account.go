@@ -334,19 +334,28 @@ func (s *Service) Link(ctx context.Context, p LinkParams) (*Account, *store.Even
 	return s.withMerchant(linked), ev, nil
 }
 
-// RecordLoginStep records a step of a login at a merchant the user has an
-// account at already (logging in again): the product's lifecycle status and
-// last_user_action. A first login has no account to record it on until it
-// succeeds, which Link records.
+// RecordLoginStep records a step of a login at a merchant. At a merchant the
+// user has an account at already (logging in again) it sets the product's
+// lifecycle status and last_user_action. A first login has no account to
+// set them on until it succeeds, which Link records, so its steps are only
+// kept in the login history (the dashboard's account health).
 func (s *Service) RecordLoginStep(ctx context.Context, clientID, externalUserID string, merchantID int64, product, status, action string) error {
-	a, err := s.Get(ctx, clientID, externalUserID, merchantID, "")
-	if errors.Is(err, ErrUserNotFound) || errors.Is(err, ErrNotFound) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
 	return s.store.InTx(ctx, func(ex store.Executor) error {
+		u, err := s.user(ctx, ex, clientID, externalUserID)
+		if errors.Is(err, ErrUserNotFound) {
+			return nil // no user, so no login to record
+		}
+		if err != nil {
+			return err
+		}
+		a, err := ex.AccountGet(ctx, &store.AccountGetParams{ClientID: clientID, UserID: u.ID, MerchantID: merchantID})
+		if errors.Is(err, store.ErrNotFound) {
+			return ex.AccountLoginAdd(ctx, &store.AccountLoginAddParams{ClientID: clientID, UserID: u.ID,
+				MerchantID: merchantID, Product: product, Status: status, At: s.now()})
+		}
+		if err != nil {
+			return err
+		}
 		return ex.AccountLifecycleSet(ctx, &store.AccountLifecycleSetParams{ClientID: clientID, AccountID: a.ID,
 			Product: product, Status: status, ActionStatus: action, At: s.now()})
 	})

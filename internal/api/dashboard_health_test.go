@@ -103,6 +103,11 @@ func TestDashboardHealth(t *testing.T) {
 		h.waitEvent(t, h.clientID, "CARD_UPDATED", *ok.TaskID)
 		h.waitEvent(t, h.clientID, "CARD_FAILED", *bad.TaskID)
 		h.detect(t, h.api, h.clientID, "u1", "ada.lovelace@example.com")
+		// A first login refused: no account, but a failed login all the same.
+		s := h.flowSession(&client.CreateSessionRequest{Type: "transaction_link", ExternalUserID: "u4"})
+		if st := h.login(s.Session, 2, "user_good", "wrong-password"); st.Status != "failed" {
+			t.Fatalf("wrong password: %+v", st)
+		}
 		h.settle(t)
 
 		// What the API says: every attempt of every event, and the accounts.
@@ -223,7 +228,7 @@ func TestDashboardHealth(t *testing.T) {
 		// Account health, against the API's accounts and events.
 		page := string(viewer.get("/dashboard/health/accounts?window=hour").body)
 		for id, want := range map[string]int{"accounts-connected": connected, "accounts-disconnected": disconnected,
-			"accounts-unlinked": 0, "logins-authenticated": 4, "logins-failed": 0, "cards-succeeded": 1, "cards-failed": 1,
+			"accounts-unlinked": 0, "logins-authenticated": 4, "logins-failed": 1, "cards-succeeded": 1, "cards-failed": 1,
 			"detections": 1, "detection-hits": hits} {
 			if got := shownNumber(t, page, id); got != strconv.Itoa(want) {
 				t.Errorf("#%s = %s, want %d", id, got, want)
@@ -258,6 +263,13 @@ func TestDashboardHealth(t *testing.T) {
 		}
 		if !strings.Contains(tl, "ACCOUNT_LOGIN_REQUIRED") || h.auditSeq(h.clientID) != seq+1 || lastRecord(t, h).Event.Action != "user.view" {
 			t.Errorf("the timeline is not the user's or not audited")
+		}
+		if accts, err := h.api.ListAccounts(ctx, "u4", ""); err != nil || len(accts) != 0 {
+			t.Fatalf("u4's refused first login made accounts: %+v, %v", accts, err)
+		}
+		tl = string(viewer.get("/dashboard/health/user?id=u4").body)
+		if n := strings.Count(tl, `data-kind="login"`); n != 2 || !strings.Contains(tl, "login_failed") {
+			t.Errorf("u4's timeline shows %d login steps, want login_started and login_failed", n)
 		}
 
 		// The overview's figures.

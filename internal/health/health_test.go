@@ -182,6 +182,11 @@ func TestAccountHealth(t *testing.T) {
 		f.login("a", a2, "login_failed", "12:03")
 		f.login("a", a3, "authenticated", "10:00") // the day's only
 		f.login("b", b1, "login_failed", "12:00")  // another developer's
+		// u1's first login at merchant 52 fails: no account, steps all the same.
+		for _, step := range []struct{ status, when string }{{"login_started", "12:10"}, {"login_failed", "12:11"}} {
+			must(t, st.AccountLoginAdd(f.ctx, &store.AccountLoginAddParams{ClientID: "a", UserID: u1.ID, MerchantID: 52,
+				Product: "transaction_link", Status: step.status, At: at(step.when)}))
+		}
 
 		f.task("a", u1, a1, 1, "card_switcher", store.TaskSucceeded, "", "12:05")
 		f.task("a", u1, a1, 2, "card_switcher", store.TaskFailed, "card_declined", "12:06")
@@ -194,9 +199,9 @@ func TestAccountHealth(t *testing.T) {
 
 		h, err := health.AccountHealth(f.ctx, st, "a", health.WindowNamed("hour"), now)
 		must(t, err)
-		if h.Connected != 1 || h.Disconnected != 1 || h.Unlinked != 1 || h.Authenticated != 1 || h.LoginFailed != 1 ||
+		if h.Connected != 1 || h.Disconnected != 1 || h.Unlinked != 1 || h.Authenticated != 1 || h.LoginFailed != 2 ||
 			h.CardSucceeded != 1 || h.CardFailed != 2 || h.DetectionRequests != 2 || h.DetectionDone != 2 || h.DetectionHits != 2 ||
-			len(h.Merchants) != 2 {
+			len(h.Merchants) != 3 {
 			t.Fatalf("hour: %+v", h)
 		}
 		m := h.Merchants[0]
@@ -208,6 +213,10 @@ func TestAccountHealth(t *testing.T) {
 		if m := h.Merchants[1]; m.MerchantID != 44 || m.Unlinked != 1 || len(m.Logins) != 0 {
 			t.Fatalf("merchant 44: %+v", m)
 		}
+		if m := h.Merchants[2]; m.MerchantID != 52 || m.Connected+m.Disconnected+m.Unlinked != 0 ||
+			m.Logins["login_started"] != 1 || m.Logins["login_failed"] != 1 {
+			t.Fatalf("merchant 52: %+v", m)
+		}
 		if b := h.Logins[5]; b.Authenticated != 1 || b.Failed != 1 || b.Steps != 2 {
 			t.Fatalf("logins at 12:00: %+v", b)
 		}
@@ -217,7 +226,13 @@ func TestAccountHealth(t *testing.T) {
 			t.Fatalf("day: %+v", h)
 		}
 
-		logins, err := st.AccountLoginsOfUser(f.ctx, "a", u2.ID, 10)
+		logins, err := st.AccountLoginsOfUser(f.ctx, "a", u1.ID, 10)
+		must(t, err)
+		if len(logins) != 4 || logins[0].Status != "login_failed" || logins[0].MerchantID != 52 || logins[0].AccountID != "" ||
+			logins[3].AccountID != a1.ID {
+			t.Fatalf("u1's logins: %+v", logins)
+		}
+		logins, err = st.AccountLoginsOfUser(f.ctx, "a", u2.ID, 10)
 		must(t, err)
 		if len(logins) != 2 || logins[0].Status != "login_failed" || logins[1].Status != "login_started" || logins[0].MerchantID != 19 {
 			t.Fatalf("u2's logins: %+v", logins)

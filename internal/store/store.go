@@ -420,6 +420,9 @@ type Executor interface {
 	// AccountLoginsSince lists the login steps recorded at or after since,
 	// newest first, up to limit.
 	AccountLoginsSince(ctx context.Context, clientID string, since time.Time, limit int) ([]*AccountLogin, error)
+	// AccountLoginAdd records a step of a user's first login at a merchant,
+	// which has no account yet (AccountLifecycleSet records the others).
+	AccountLoginAdd(ctx context.Context, params *AccountLoginAddParams) error
 	// AccountLoginsOfUser lists a user's login steps, newest first, up to
 	// limit.
 	AccountLoginsOfUser(ctx context.Context, clientID, userID string, limit int) ([]*AccountLogin, error)
@@ -1145,8 +1148,19 @@ type AccountCount struct {
 	Unlinked     int
 }
 
-// AccountLogin is one step of a login to an account, as recorded.
+// AccountLoginAddParams is a step of a first login: see AccountLoginAdd.
+type AccountLoginAddParams struct {
+	ClientID   string
+	UserID     string
+	MerchantID int64
+	Product    string
+	Status     string
+	At         time.Time
+}
+
+// AccountLogin is one step of a login at a merchant, as recorded.
 type AccountLogin struct {
+	// AccountID is empty for a step of the user's first login there.
 	AccountID  string
 	MerchantID int64
 	Product    string

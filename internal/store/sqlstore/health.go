@@ -80,7 +80,14 @@ func (e *executor) AccountCounts(ctx context.Context, clientID string) ([]*store
 
 func scanAccountLogin(row Row) (*store.AccountLogin, error) {
 	var l store.AccountLogin
-	return &l, row.Scan(&l.AccountID, &l.MerchantID, &l.Product, &l.Status, timeDest{&l.CreatedAt})
+	var account *string
+	if err := row.Scan(&account, &l.MerchantID, &l.Product, &l.Status, timeDest{&l.CreatedAt}); err != nil {
+		return nil, err
+	}
+	if account != nil {
+		l.AccountID = *account
+	}
+	return &l, nil
 }
 
 // accountLoginsSinceSQL reads a window of one developer's login steps
@@ -97,9 +104,8 @@ func (e *executor) AccountLoginsSince(ctx context.Context, clientID string, sinc
 }
 
 func (e *executor) AccountLoginsOfUser(ctx context.Context, clientID, userID string, limit int) ([]*store.AccountLogin, error) {
-	rows, err := e.conn.Query(ctx, `SELECT l.account_id, l.merchant_id, l.product, l.status, l.created_at
-		FROM accounts a JOIN account_logins l ON l.account_id = a.id AND l.client_id = $1
-		WHERE a.client_id = $1 AND a.user_id = $2 ORDER BY l.created_at DESC, l.id DESC LIMIT $3`, clientID, userID, limit)
+	rows, err := e.conn.Query(ctx, `SELECT account_id, merchant_id, product, status, created_at FROM account_logins
+		WHERE client_id = $1 AND user_id = $2 ORDER BY created_at DESC, id DESC LIMIT $3`, clientID, userID, limit)
 	if err != nil {
 		return nil, e.wrap("account login: of user", err)
 	}
@@ -109,10 +115,17 @@ func (e *executor) AccountLoginsOfUser(ctx context.Context, clientID, userID str
 // accountLoginInsert appends the login step AccountLifecycleSet has just
 // set, in its transaction.
 func (e *executor) accountLoginInsert(ctx context.Context, p *store.AccountLifecycleSetParams) error {
-	_, err := e.conn.Exec(ctx, `INSERT INTO account_logins (client_id, account_id, merchant_id, product, status, created_at)
-		SELECT client_id, id, merchant_id, $3, $4, $5 FROM accounts WHERE client_id = $1 AND id = $2`,
+	_, err := e.conn.Exec(ctx, `INSERT INTO account_logins (client_id, user_id, account_id, merchant_id, product, status, created_at)
+		SELECT client_id, user_id, id, merchant_id, $3, $4, $5 FROM accounts WHERE client_id = $1 AND id = $2`,
 		p.ClientID, p.AccountID, p.Product, p.Status, e.ts(p.At))
 	return e.wrap("account login: insert", err)
+}
+
+func (e *executor) AccountLoginAdd(ctx context.Context, p *store.AccountLoginAddParams) error {
+	_, err := e.conn.Exec(ctx, `INSERT INTO account_logins (client_id, user_id, merchant_id, product, status, created_at)
+		SELECT client_id, id, $3, $4, $5, $6 FROM users WHERE client_id = $1 AND id = $2`,
+		p.ClientID, p.UserID, p.MerchantID, p.Product, p.Status, e.ts(p.At))
+	return e.wrap("account login: add", err)
 }
 
 func (e *executor) TaskCounts(ctx context.Context, clientID string, since time.Time) ([]*store.TaskCount, error) {

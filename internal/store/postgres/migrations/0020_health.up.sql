@@ -1,18 +1,22 @@
--- Every step of a login to an account (login_started, otp_required,
+-- Every step of a login at a merchant (login_started, otp_required,
 -- questions_required, authenticated, login_failed), appended in the
--- transaction that sets the account's lifecycle: the lifecycle columns
--- keep only the latest step, and the dashboard charts outcomes over time.
+-- transaction that sets the account's lifecycle, or on its own for a
+-- user's first login there, which has no account yet: the lifecycle
+-- columns keep only the latest step, and the dashboard charts outcomes
+-- over time.
 CREATE TABLE account_logins (
     id          bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     client_id   text NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
-    account_id  uuid NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+    user_id     uuid NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+    account_id  uuid REFERENCES accounts (id) ON DELETE CASCADE, -- NULL: a first login
     merchant_id bigint NOT NULL,
     product     text NOT NULL,
     status      text NOT NULL,
     created_at  timestamptz NOT NULL
 );
 CREATE INDEX account_logins_client_created ON account_logins (client_id, created_at);
-CREATE INDEX account_logins_account ON account_logins (account_id, created_at);
+CREATE INDEX account_logins_account ON account_logins (account_id);
+CREATE INDEX account_logins_client_user ON account_logins (client_id, user_id, created_at);
 
 -- The dashboard's health pages read one developer's rows of a time window.
 CREATE INDEX webhook_attempts_client_started ON webhook_attempts (client_id, started_at);

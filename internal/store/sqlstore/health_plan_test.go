@@ -44,11 +44,11 @@ func TestHealthWindowPlans(t *testing.T) {
 		`INSERT INTO webhook_attempts (client_id, event_id, endpoint_id, attempt, started_at, duration_us, outcome)
 			SELECT 'client-a', '00000000-0000-0000-0000-0000000000ea', 'we_a', i, now() - i * interval '1 s', 1000, 'succeeded'
 			FROM generate_series(1, 10) i`,
-		`INSERT INTO account_logins (client_id, account_id, merchant_id, product, status, created_at)
-			SELECT 'client-b', '00000000-0000-0000-0000-0000000000bb', 1, 'transaction_link', 'authenticated', now() - i * interval '1 ms'
+		`INSERT INTO account_logins (client_id, user_id, account_id, merchant_id, product, status, created_at)
+			SELECT 'client-b', '00000000-0000-0000-0000-00000000000b', '00000000-0000-0000-0000-0000000000bb', 1, 'transaction_link', 'authenticated', now() - i * interval '1 ms'
 			FROM generate_series(1, 20000) i`,
-		`INSERT INTO account_logins (client_id, account_id, merchant_id, product, status, created_at)
-			SELECT 'client-a', '00000000-0000-0000-0000-0000000000aa', 1, 'transaction_link', 'authenticated',
+		`INSERT INTO account_logins (client_id, user_id, account_id, merchant_id, product, status, created_at)
+			SELECT 'client-a', '00000000-0000-0000-0000-00000000000a', '00000000-0000-0000-0000-0000000000aa', 1, 'transaction_link', 'authenticated',
 				now() - CASE WHEN i <= 10 THEN i * interval '1 s' ELSE interval '2 days' + i * interval '1 s' END
 			FROM generate_series(1, 2010) i`,
 		`PREPARE attempts_since AS ` + sqlstore.WebhookAttemptsSinceSQL,

@@ -32,6 +32,7 @@ const (
 	purposeOrders        = "orders"
 	purposeUpdate        = "update"
 	purposeSubscriptions = "subscriptions"
+	purposeHistory       = "history"
 )
 
 // newRand returns a PCG generator determined by parts. Each part is length

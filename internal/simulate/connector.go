@@ -14,6 +14,9 @@ import (
 // public sandbox does.
 const UpdatedPerCall = 3
 
+// maxBatch is the most transactions one ingestion takes.
+const maxBatch = 1000
+
 // ErrUnknownMerchant: the merchant id is not in the catalog.
 var ErrUnknownMerchant = errors.New("simulate: unknown merchant")
 
@@ -54,8 +57,9 @@ func (c *Connector) Run(ctx context.Context, k transaction.AccountKey, updated b
 		return err
 	}
 	page := nextPage(h.entries, orders, stored, h.now)
-	if len(page) > 0 {
-		if _, err := c.Transactions.IngestTransactions(ctx, k, page, nil); err != nil {
+	// In batches of at most maxBatch, the most a connector may send at once.
+	for rest := page; len(rest) > 0; rest = rest[min(maxBatch, len(rest)):] {
+		if _, err := c.Transactions.IngestTransactions(ctx, k, rest[:min(maxBatch, len(rest))], nil); err != nil {
 			return err
 		}
 	}

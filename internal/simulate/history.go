@@ -47,8 +47,8 @@ const (
 // cadence is how often the median account orders at a merchant.
 type cadence struct {
 	kind    cadenceKind
-	perYear int64     // randomDays: orders a year; billed: one-off purchases a year
-	every   [2]int64  // habit: the days between trips, drawn per account in this range
+	perYear int64      // randomDays: orders a year; billed: one-off purchases a year
+	every   [2]int64   // habit: the days between trips, drawn per account in this range
 	season  *[12]int64 // per-mille weight of each month; nil is flat
 }
 

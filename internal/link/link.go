@@ -111,8 +111,8 @@ type Params struct {
 	VaultFails bool
 }
 
-// Transactions is what a development link generates: New adds about 205
-// transactions (NEW_TRANSACTIONS_AVAILABLE); Updated also changes 3 of them
+// Transactions is what a development link generates: New adds the last two
+// years of the account's simulated history (NEW_TRANSACTIONS_AVAILABLE); Updated also changes 3 of them
 // (UPDATED_TRANSACTIONS_AVAILABLE).
 type Transactions struct {
 	New     bool `json:"new"`

@@ -22,8 +22,8 @@ func ExampleHistory() {
 	latest := orders[len(orders)-1]
 	fmt.Println(len(orders), "orders in two years; latest:", latest.Products[0].Name, latest.OrderStatus, latest.Price.Currency)
 
-	// A later report of the same order: a tip added after the trip, or a
-	// refund; the external id stays.
+	// A later report of the same order: here the cancellation fee waived
+	// (a tip or a refund elsewhere); the external id stays.
 	updated := simulate.Update(seed, latest, now.Add(time.Hour))
 	fmt.Println(latest.OrderStatus, latest.Price.Total, "→", updated.OrderStatus, updated.Price.Total,
 		updated.ExternalID == latest.ExternalID)

@@ -163,14 +163,27 @@ func checkTransaction(t transaction.Transaction, m merchant.Merchant, now time.T
 	if total < 0 {
 		c.failf("total %s negative", pr.Total)
 	}
-	// Fare classes: premium cabins cost more than the main cabin and
-	// include checked bags.
-	for _, p := range t.Products {
-		for _, premium := range []string{" First", "Business Select", "Anytime"} {
-			if strings.HasSuffix(p.Name, premium) && slices.ContainsFunc(t.Products, func(q transaction.Product) bool {
-				return q.Name == "First checked bag" && !strings.Contains(t.URL, "southwest")
-			}) {
-				c.failf("%q with a first-checked-bag fee", p.Name)
+	// Fare classes: every ticket's fare is its class's share of one
+	// main-cabin fare per segment, so first class costs more than any main
+	// cabin; a class with checked bags carries no bag fee.
+	if al, ok := airlines[m.Domain]; ok {
+		for _, p := range t.Products {
+			for _, fc := range al.fares {
+				if !strings.HasPrefix(p.Name, al.code+" ") || !strings.HasSuffix(p.Name, " · "+fc.name) {
+					continue
+				}
+				segments := int64(1)
+				if strings.Contains(p.Name, "⇄") {
+					segments = 2
+				}
+				main := c.money("fare", p.Price.UnitPrice) / segments * 100 / fc.pct
+				if main < 14900-1 || main > 32900 {
+					c.failf("%q at %s: a main-cabin fare of %s, outside 149.00–329.00", p.Name, p.Price.UnitPrice,
+						transaction.FormatCents(main))
+				}
+				if fc.bags && slices.ContainsFunc(t.Products, func(q transaction.Product) bool { return q.Name == "First checked bag" }) {
+					c.failf("%q with a first-checked-bag fee", p.Name)
+				}
 			}
 		}
 	}

@@ -175,7 +175,7 @@ var airlines = map[string]airline{
 	"aa.com": {"AA", []fare{{"Basic Economy", 80, false}, {"Main Cabin", 100, false}, {"Main Cabin Extra", 130, false},
 		{"First", 255, true}}},
 	"southwest.com": {"WN", []fare{{"Wanna Get Away", 100, true}, {"Wanna Get Away Plus", 115, true},
-		{"Anytime", 170, true}, {"Business Select", 200, true}}},
+		{"Anytime", 170, true}, {"Business Select", 230, true}}},
 	"expedia.com": {"AS", []fare{{"Saver", 80, false}, {"Main", 100, false}, {"Premium Class", 135, false}}},
 }
 

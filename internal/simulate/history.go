@@ -138,9 +138,15 @@ func timeline(s Seed, a *account, p profile, now time.Time) []entry {
 		out = append(out, everyStatus(p, now)...)
 		slices.SortStableFunc(out, func(x, y entry) int { return x.when.Compare(y.when) })
 	}
-	n := int64(0)
+	// Orders are numbered in time order; a test user's forced orders, which
+	// move with now, apart, so they never shift the others' numbers.
+	n, forced := int64(0), int64(900000)
 	for i := range out {
-		if !out[i].billing() {
+		switch {
+		case out[i].forced != "":
+			forced++
+			out[i].n = forced
+		case !out[i].billing():
 			n++
 			out[i].n = n
 		}

@@ -28,7 +28,7 @@ var testSeeds = []Seed{
 // many ordinary users and the documented test users.
 func checkSeeds() []Seed {
 	out := []Seed{}
-	for i := range 24 {
+	for i := range 40 {
 		out = append(out, Seed{ClientID: fmt.Sprint("cli_check_", i%3), ExternalUserID: fmt.Sprint("user-", i)})
 	}
 	for _, u := range []string{UserEmpty, UserEveryStatus, UserPlanChange} {
@@ -190,20 +190,6 @@ func checkSubscriptions(seed Seed, m merchant.Merchant) []error {
 	return errs
 }
 
-func minTime(a, b time.Time) time.Time {
-	if b.Before(a) {
-		return b
-	}
-	return a
-}
-
-func maxTime(a, b time.Time) time.Time {
-	if b.After(a) {
-		return b
-	}
-	return a
-}
-
 func TestSubscriptionMerchants(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -347,11 +333,11 @@ func TestTestUsers(t *testing.T) {
 			start := time.Now()
 			busy := recent(user(UserTenThousand), m, testNow)
 			t.Logf("%s: %d orders in %v", UserTenThousand, len(busy), time.Since(start).Round(time.Millisecond))
-			if len(busy) != 10000 {
-				t.Errorf("%s: %d orders, want 10000", UserTenThousand, len(busy))
+			if len(busy) != tenThousand {
+				t.Errorf("%s: %d orders, want %d", UserTenThousand, len(busy), tenThousand)
 			}
 			// A day later, still 10,000 in the last two years, the same ids for the same days.
-			if n := len(recent(user(UserTenThousand), m, testNow.Add(24*time.Hour))); n != 10000 {
+			if n := len(recent(user(UserTenThousand), m, testNow.Add(24*time.Hour))); n != tenThousand {
 				t.Errorf("%s a day later: %d orders", UserTenThousand, n)
 			}
 			for _, tx := range busy[:50] {

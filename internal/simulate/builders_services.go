@@ -13,7 +13,7 @@ import (
 func foodApp(g *gen, d *draft) {
 	r := g.r
 	rest := pick(r, restaurants)
-	g.pickGoods(d, rest.dishes, int(between(r, 1, 4)))
+	g.pickGoods(d, rest.dishes, int(between(r, 1, 3)))
 	seller := &transaction.Seller{Name: rest.name, URL: g.a.base + "/store/" + slug(rest.name)}
 	for i := range d.lines {
 		d.lines[i].seller = seller
@@ -138,7 +138,7 @@ func stay(serviceFee float64) func(g *gen, d *draft) {
 		checkIn := d.when.AddDate(0, 0, int(between(r, 7, 90)))
 		d.addLine(line{sku: g.sku(place), name: place,
 			desc: fmt.Sprintf("Check-in %s · %d nights · %s", checkIn.Format("Jan 2, 2006"), nights, plural(between(r, 1, 6), "guest")),
-			qty:  nights, unit: charm(r, 8900, 42000), taxable: true})
+			qty:  nights, unit: charm(r, 8900, 28000), taxable: true})
 		d.fee("Cleaning fee", charm(r, 5000, 15000))
 		d.fee("Service fee", percent(d.subTotal(), serviceFee))
 		d.taxBP, d.taxLabel = between(r, 1000, 1400), "Occupancy taxes"
@@ -185,7 +185,7 @@ func flight(al airline) func(g *gen, d *draft) {
 		name := fmt.Sprintf("%s %d · %s · %s", al.code, between(r, 100, 2999), route, fc.name)
 		day := d.when.AddDate(0, 0, int(between(r, 5, 120)))
 		departs := time.Date(day.Year(), day.Month(), day.Day(), int(between(r, 6, 21)), 5*r.IntN(12), 0, 0, time.UTC)
-		main := charm(r, 14900, 32900) // one way, main cabin
+		main := charm(r, mainFareLo, mainFareHi) // one way, main cabin
 		d.addLine(line{sku: g.sku(name), name: name, desc: "Departs " + departs.Format("Mon, Jan 2, 2006 at 3:04 PM"),
 			qty: pax, unit: main * fc.pct / 100 * segments, taxable: true})
 		if fc.pct <= 100 && chance(r, 0.25) {

@@ -177,9 +177,9 @@ func checkTransaction(t transaction.Transaction, m merchant.Merchant, now time.T
 					segments = 2
 				}
 				main := c.money("fare", p.Price.UnitPrice) / segments * 100 / fc.pct
-				if main < 14900-1 || main > 32900 {
-					c.failf("%q at %s: a main-cabin fare of %s, outside 149.00–329.00", p.Name, p.Price.UnitPrice,
-						transaction.FormatCents(main))
+				if main < mainFareLo-1 || main > mainFareHi {
+					c.failf("%q at %s: a main-cabin fare of %s, outside %s–%s", p.Name, p.Price.UnitPrice,
+						transaction.FormatCents(main), transaction.FormatCents(mainFareLo), transaction.FormatCents(mainFareHi))
 				}
 				if fc.bags && slices.ContainsFunc(t.Products, func(q transaction.Product) bool { return q.Name == "First checked bag" }) {
 					c.failf("%q with a first-checked-bag fee", p.Name)

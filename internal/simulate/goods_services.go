@@ -154,6 +154,9 @@ var hotels = map[string][]string{
 var roomTypes = []string{"Standard King", "Two Queens", "Deluxe King, City View", "King Suite", "Queen Room"}
 
 // airlines by merchant domain: carrier code and fare names.
+// A main-cabin fare, one way, in cents: every fare class is a share of it.
+const mainFareLo, mainFareHi = 11900, 21900
+
 type airline struct {
 	code  string
 	fares []fare

@@ -51,7 +51,7 @@ func cadenceFor(m merchant.Merchant) cadence {
 	}
 	switch m.Domain {
 	case "amazon.com":
-		return perYear(30, retailSeason)
+		return perYear(20, retailSeason)
 	case "walmart.com":
 		return perYear(18, retailSeason)
 	case "target.com":
@@ -87,7 +87,7 @@ func cadenceFor(m merchant.Merchant) cadence {
 	}
 	switch m.Category {
 	case "groceries":
-		return every(7, 10)
+		return every(7, 14)
 	case "food_delivery":
 		return perYear(30, nil)
 	case "rides":
@@ -107,7 +107,7 @@ func orderProfile(m merchant.Merchant) profile {
 	const never = 1 << 40 // free-shipping threshold of a store that always charges
 	switch m.Domain {
 	case "amazon.com":
-		return shop(shelf{goods: generalGoods, minItems: 1, maxItems: 4, sellers: marketplaceSellers, sellerOdds: 0.45,
+		return shop(shelf{goods: generalGoods, minItems: 1, maxItems: 2, sellers: marketplaceSellers, sellerOdds: 0.45,
 			freeShipAt: 3500, shipFee: 599}, 0)
 	case "walmart.com":
 		return shop(shelf{goods: generalGoods, minItems: 1, maxItems: 5, sellers: marketplaceSellers, sellerOdds: 0.25,

@@ -107,6 +107,9 @@ func settle(r *rand.Rand, t *transaction.Transaction, f fulfilment, variant int)
 			refundItem(r, t, "Refund: missing item — ", true)
 		case f == fulfilPickup:
 			refundItem(r, t, "Refund: returned in store — ", true)
+		case len(t.Products) == 1 && t.Products[0].Quantity == 1:
+			// One item: a partial credit, not the item.
+			changeTotal(t, "REFUND", "Refund: partial credit", -percent(totalCents(t), float64(between(r, 20, 50))))
 		default:
 			refundItem(r, t, "Refund: ", false)
 		}

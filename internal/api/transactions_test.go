@@ -515,7 +515,8 @@ func TestDevelopmentSimulatorTenThousand(t *testing.T) {
 		linked := time.Since(start)
 		start = time.Now()
 		all, _ := h.walkAll(t, "user_10000_orders", 1, nil)
-		t.Logf("link %v, sync of %d in pages of 100 %v", linked.Round(time.Millisecond), len(all), time.Since(start).Round(time.Millisecond))
+		t.Logf("%s: link %v, sync of %d in pages of 100 %v", t.Name(), linked.Round(time.Millisecond), len(all),
+			time.Since(start).Round(time.Millisecond))
 		if len(all) != 10000 {
 			t.Fatalf("%d transactions, want 10000", len(all))
 		}

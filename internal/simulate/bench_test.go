@@ -37,3 +37,14 @@ func BenchmarkSubscriptions(b *testing.B) {
 		Subscriptions(seed, m, testNow)
 	}
 }
+
+// BenchmarkTenThousand measures the history of the busiest test user, all
+// that a link of it generates before storing.
+func BenchmarkTenThousand(b *testing.B) {
+	m := merchantByID(b, 1)
+	seed := Seed{ClientID: "cli_bench", ExternalUserID: UserTenThousand, MerchantID: m.ID}
+	b.ReportAllocs()
+	for b.Loop() {
+		recent(seed, m, testNow)
+	}
+}

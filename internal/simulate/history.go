@@ -291,12 +291,9 @@ func everyStatus(p profile, now time.Time) []entry {
 			out = append(out, entry{plan: -1, forced: st, fulfil: f})
 		}
 	}
+	// In-flight statuses belong to the newest orders.
 	step := 5 * 24 * time.Hour / time.Duration(len(out)+1)
 	start := now.Truncate(time.Second).Add(-5 * 24 * time.Hour)
-	for i := range out {
-		out[i].when = start.Add(time.Duration(i+1) * step).Truncate(time.Second)
-	}
-	// In-flight statuses belong to the newest orders.
 	slices.SortStableFunc(out, func(x, y entry) int { return inFlightRank(x.forced) - inFlightRank(y.forced) })
 	for i := range out {
 		out[i].when = start.Add(time.Duration(i+1) * step).Truncate(time.Second)

@@ -414,9 +414,26 @@ func checkHistory(orders []transaction.Transaction, subs []transaction.Subscript
 			c.failf("%q: plan change %q names no plan", s.Name, s.Description)
 		}
 	}
+	// A plan that is no longer listed ended: its billings kept one cycle,
+	// at one price, and stopped at least a cycle before now.
 	for id, bs := range billings {
-		if !known[id] {
-			c.failf("%d billings of %s, which is no subscription of the account", len(bs), id)
+		if known[id] {
+			continue
+		}
+		ended := false
+		for _, cycle := range []string{"MONTHLY", "QUARTERLY", "ANNUALLY", "WEEKLY", "BIWEEKLY", "SEMIANNUALLY"} {
+			regular := true
+			for i := 1; i < len(bs); i++ {
+				regular = regular && addCycle(bs[i-1].Datetime, cycle).Equal(bs[i].Datetime) &&
+					bs[i].Products[0].Price.UnitPrice == bs[0].Products[0].Price.UnitPrice
+			}
+			if regular && !addCycle(bs[len(bs)-1].Datetime, cycle).After(now) {
+				ended = true
+				break
+			}
+		}
+		if !ended {
+			c.failf("%d billings of %s, which is no subscription of the account and has not ended", len(bs), id)
 		}
 	}
 	return c.errs

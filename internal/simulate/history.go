@@ -121,7 +121,7 @@ func timeline(s Seed, a *account, p profile, now time.Time) []entry {
 			if pl.cents <= 0 {
 				continue
 			}
-			for k := int64(0); ; k++ {
+			for k := int64(0); pl.endAt == 0 || k < pl.endAt; k++ {
 				at := pl.billingAt(k)
 				if at.After(now) {
 					break

@@ -28,6 +28,11 @@ type plan struct {
 	changeAt int64
 	// pending names the plan an ACTIVE_PLAN_CHANGE switches to.
 	pending string
+	// endAt is the billing that no longer comes for an add-on that was
+	// canceled: it is billed for the cycles before, shows
+	// ACTIVE_CANCELLATION in its last cycle and is gone after; 0 when it
+	// never ends.
+	endAt int64
 }
 
 // billingAt is the plan's k-th billing, counted from 0 at its start: the
@@ -404,7 +409,22 @@ func accountPlans(s Seed, m merchant.Merchant) []plan {
 			p.status = "ACTIVE"
 		}
 		changed, changeAt, other := chance(rd, 0.15), 1+rd.Int64N(12), rd.IntN(len(mains))
-		if i > 0 || len(mains) < 2 {
+		ends, endAt := chance(rd, 0.3), 2+rd.Int64N(36)
+		if i > 0 {
+			// Add-ons come and go: some were canceled, at a date that does
+			// not depend on now; a plan change is the main plan's.
+			if p.status == "ACTIVE_PLAN_CHANGE" {
+				p.status = "ACTIVE"
+			}
+			if ends && cancellable(m) {
+				p.endAt = endAt
+			}
+			continue
+		}
+		if len(mains) < 2 {
+			if p.status == "ACTIVE_PLAN_CHANGE" {
+				p.status = "ACTIVE"
+			}
 			continue
 		}
 		if s.ExternalUserID == UserPlanChange {

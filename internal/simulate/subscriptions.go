@@ -25,10 +25,17 @@ func Subscriptions(seed Seed, m merchant.Merchant, now time.Time) []transaction.
 	out := make([]transaction.Subscription, 0, len(plans))
 	for i := range plans {
 		p := &plans[i]
-		if p.start.After(now) {
-			continue
+		if p.start.After(now) || p.endAt > 0 && !p.billingAt(p.endAt).After(now) {
+			continue // not taken yet, or ended
 		}
 		k := lastCycle(p, now)
+		status := p.status
+		if p.endAt > 0 {
+			status = "ACTIVE"
+			if k+1 == p.endAt {
+				status = "ACTIVE_CANCELLATION"
+			}
+		}
 		last, next := p.billingAt(k), p.billingAt(k+1)
 		cur := p.billedAs(k)
 		s := transaction.Subscription{
@@ -36,7 +43,7 @@ func Subscriptions(seed Seed, m merchant.Merchant, now time.Time) []transaction.
 			Name:               cur.name,
 			Description:        cur.desc,
 			Merchant:           transaction.SubscriptionRef{ID: m.ID, Name: m.Name},
-			Status:             p.status,
+			Status:             status,
 			BillingCycle:       cur.cycle,
 			NextBillingDate:    next,
 			LastBillingDate:    last,
@@ -54,7 +61,7 @@ func Subscriptions(seed Seed, m merchant.Merchant, now time.Time) []transaction.
 		if p.prev != nil && k >= p.changeAt {
 			s.Description += fmt.Sprintf(". Changed from %s on %s", p.prev.name, p.billingAt(p.changeAt).Format("Jan 2, 2006"))
 		}
-		switch p.status {
+		switch status {
 		case "ACTIVE_CANCELLATION":
 			exp := next
 			s.ExpirationDate = &exp

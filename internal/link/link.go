@@ -104,8 +104,8 @@ type Params struct {
 	SessionID  *string
 	EntryPoint *string
 	Metadata   map[string]string
-	// Transactions, in development, has the simulator feed the account a
-	// call's worth of transactions after the link (transaction_link only).
+	// Transactions, in development, has the simulator feed the account the
+	// next page of its history after the link (transaction_link only).
 	Transactions *Transactions
 	// VaultFails makes a development vaulting fail.
 	VaultFails bool

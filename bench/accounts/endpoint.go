@@ -70,7 +70,7 @@ var endpoints = []endpoint{
 		throughputPercent: 30,
 		targetsOnPostgres: true,
 		prepare: func(ctx context.Context, launcher *hitch.Launcher, api *hitch.APIClient) ([]byte, error) {
-			launcher.Progress("linking merchant %d to %s with transactions", hitch.SyncMerchantID, hitch.ExternalUserID)
+			launcher.Progress("linking merchant %d to %s with transactions", hitch.SyncMerchantID, hitch.SyncUser)
 			if err := hitch.LinkTransactions(ctx, api); err != nil {
 				return nil, err
 			}

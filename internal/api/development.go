@@ -105,8 +105,8 @@ func (s *Server) devLinkAccount(w http.ResponseWriter, r *http.Request) error {
 }
 
 // devRefreshTransactions serves POST /transactions/refresh in development:
-// the simulator adds a call's worth of new transactions to a linked
-// account, as a merchant connector would on its next run.
+// the simulator adds the next page of a linked account's history (what is
+// new, else older orders), as a merchant connector would on its next run.
 func (s *Server) devRefreshTransactions(w http.ResponseWriter, r *http.Request) error {
 	var req accountRequest
 	if err := decode(r, &req); err != nil {

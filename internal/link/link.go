@@ -104,15 +104,15 @@ type Params struct {
 	SessionID  *string
 	EntryPoint *string
 	Metadata   map[string]string
-	// Transactions, in development, has the simulator feed the account a
-	// call's worth of transactions after the link (transaction_link only).
+	// Transactions, in development, has the simulator feed the account the
+	// next page of its history after the link (transaction_link only).
 	Transactions *Transactions
 	// VaultFails makes a development vaulting fail.
 	VaultFails bool
 }
 
-// Transactions is what a development link generates: New adds about 205
-// transactions (NEW_TRANSACTIONS_AVAILABLE); Updated also changes 3 of them
+// Transactions is what a development link generates: New adds the last two
+// years of the account's simulated history (NEW_TRANSACTIONS_AVAILABLE); Updated also changes 3 of them
 // (UPDATED_TRANSACTIONS_AVAILABLE).
 type Transactions struct {
 	New     bool `json:"new"`

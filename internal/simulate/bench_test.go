@@ -2,7 +2,7 @@ package simulate
 
 import "testing"
 
-// BenchmarkTransactions measures one simulated link: 205 orders, for
+// BenchmarkTransactions measures one simulated link: two years of orders, for
 // merchants of different categories (grocery baskets are the largest).
 func BenchmarkTransactions(b *testing.B) {
 	for _, id := range []int64{1, 6, 4, 42, 61} {
@@ -11,7 +11,7 @@ func BenchmarkTransactions(b *testing.B) {
 		b.Run(m.Domain, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				Transactions(seed, m, perCall, testNow)
+				recent(seed, m, testNow)
 			}
 		})
 	}
@@ -20,7 +20,7 @@ func BenchmarkTransactions(b *testing.B) {
 func BenchmarkUpdate(b *testing.B) {
 	m := merchantByID(b, 1)
 	seed := seedFor(testSeeds[0], m)
-	txns := Transactions(seed, m, perCall, testNow)
+	txns := recent(seed, m, testNow)
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
@@ -35,5 +35,16 @@ func BenchmarkSubscriptions(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		Subscriptions(seed, m, testNow)
+	}
+}
+
+// BenchmarkTenThousand measures the history of the busiest test user, all
+// that a link of it generates before storing.
+func BenchmarkTenThousand(b *testing.B) {
+	m := merchantByID(b, 1)
+	seed := Seed{ClientID: "cli_bench", ExternalUserID: UserTenThousand, MerchantID: m.ID}
+	b.ReportAllocs()
+	for b.Loop() {
+		recent(seed, m, testNow)
 	}
 }

@@ -186,15 +186,6 @@ func discountCard(g *gen, d *draft) {
 	d.discount("GoodRx coupon savings", l.unit-charm(g.r, 800, 2500))
 }
 
-// telehealth builds a shipment of the account's treatment plan or one-off
-// treatments, after an online visit.
-func telehealth(g *gen, d *draft) {
-	if g.renewal(d) {
-		return
-	}
-	g.pickGoods(d, telehealthGoods, int(between(g.r, 1, 2)))
-}
-
 // servicePros are the pros of the home-services marketplace, by service.
 var servicePros = map[string][]string{
 	"Handyman service, 2 hours":       {"Reliable Handyman Services", "Mr. Fix-It Pros"},

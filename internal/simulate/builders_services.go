@@ -13,7 +13,7 @@ import (
 func foodApp(g *gen, d *draft) {
 	r := g.r
 	rest := pick(r, restaurants)
-	g.pickGoods(d, rest.dishes, int(between(r, 1, 4)))
+	g.pickGoods(d, rest.dishes, int(between(r, 1, 3)))
 	seller := &transaction.Seller{Name: rest.name, URL: g.a.base + "/store/" + slug(rest.name)}
 	for i := range d.lines {
 		d.lines[i].seller = seller
@@ -116,7 +116,7 @@ func scooter(g *gen, d *draft) {
 	gd := pick(r, micromobility)
 	d.taxBP = 0
 	if d.status == transaction.StatusCancelled {
-		d.addLine(line{sku: g.sku(gd.name), name: gd.name + " (unlock only)", desc: "Ended within 30 seconds", qty: 1, unit: 100})
+		d.addLine(line{sku: g.sku(gd.name), name: gd.name + " (canceled)", desc: "Ended within 30 seconds: unlock fee only", qty: 1, unit: 100})
 		return
 	}
 	minutes := between(r, 4, 35)
@@ -138,7 +138,7 @@ func stay(serviceFee float64) func(g *gen, d *draft) {
 		checkIn := d.when.AddDate(0, 0, int(between(r, 7, 90)))
 		d.addLine(line{sku: g.sku(place), name: place,
 			desc: fmt.Sprintf("Check-in %s · %d nights · %s", checkIn.Format("Jan 2, 2006"), nights, plural(between(r, 1, 6), "guest")),
-			qty:  nights, unit: charm(r, 8900, 42000), taxable: true})
+			qty:  nights, unit: charm(r, 8900, 28000), taxable: true})
 		d.fee("Cleaning fee", charm(r, 5000, 15000))
 		d.fee("Service fee", percent(d.subTotal(), serviceFee))
 		d.taxBP, d.taxLabel = between(r, 1000, 1400), "Occupancy taxes"
@@ -179,16 +179,19 @@ func flight(al airline) func(g *gen, d *draft) {
 		if chance(r, 0.6) {
 			segments, route = 2, from+" ⇄ "+to
 		}
-		fare := pick(r, al.fares)
-		name := fmt.Sprintf("%s %d · %s · %s", al.code, between(r, 100, 2999), route, fare)
+		// Most travellers fly the main cabin; the fare scales it.
+		fare := pickWeighted(r, []choice[int]{{0, 25}, {1, 50}, {2, 15}, {3, 10}})
+		fc := al.fares[min(fare, len(al.fares)-1)]
+		name := fmt.Sprintf("%s %d · %s · %s", al.code, between(r, 100, 2999), route, fc.name)
 		day := d.when.AddDate(0, 0, int(between(r, 5, 120)))
 		departs := time.Date(day.Year(), day.Month(), day.Day(), int(between(r, 6, 21)), 5*r.IntN(12), 0, 0, time.UTC)
+		main := charm(r, mainFareLo, mainFareHi) // one way, main cabin
 		d.addLine(line{sku: g.sku(name), name: name, desc: "Departs " + departs.Format("Mon, Jan 2, 2006 at 3:04 PM"),
-			qty: pax, unit: charm(r, 8900, 42900) * segments, taxable: true})
-		if chance(r, 0.25) {
+			qty: pax, unit: main * fc.pct / 100 * segments, taxable: true})
+		if fc.pct <= 100 && chance(r, 0.25) {
 			d.addLine(line{sku: g.sku("Preferred seat"), name: "Preferred seat", qty: pax * segments, unit: charm(r, 2500, 8900)})
 		}
-		if chance(r, 0.2) && !strings.HasPrefix(al.code, "WN") {
+		if !fc.bags && chance(r, 0.3) {
 			d.addLine(line{sku: g.sku("First checked bag"), name: "First checked bag", qty: pax * segments, unit: 3500})
 		}
 		if chance(r, 0.1) {
@@ -210,25 +213,21 @@ func agency(g *gen, d *draft) {
 	hotel(g, d)
 }
 
-// digital builds a charge at a subscription merchant: mostly a renewal of
-// one of the account's plans, sometimes a one-off purchase.
-func digital(g *gen, d *draft) {
+// oneOff builds a one-off purchase at a subscription merchant, beside the
+// billings of the account's plans: one of its extras, or an e-gift card.
+func oneOff(g *gen, d *draft) {
 	r := g.r
 	extras := digitalExtras[g.a.m.Domain]
-	if len(extras) == 0 || chance(r, 0.75) {
-		if !g.renewal(d) {
-			g.add(d, good{g.a.m.Name + " subscription — monthly", 999, 1999, 1, taxed, ""}, 1)
-		}
-	} else {
-		g.pickGoods(d, extras, 1)
+	if len(extras) == 0 {
+		face := pick(r, []int64{2500, 5000, 10000})
+		extras = []good{{g.a.m.Name + " eGift card", face, face, 1, untaxed, "Delivered by email"}}
 	}
+	g.pickGoods(d, extras, 1)
 	physicalOrder(d)
 	if d.fulfil != fulfilShip && !g.a.city.digitalTax {
 		d.taxBP = 0
 	}
-	if chance(r, 0.03) {
-		d.discount("Promotional credit", percent(d.subTotal(), 50))
-	}
+	d.path = "orders"
 }
 
 // physicalOrder sends the order by parcel when it holds a physical good.
@@ -241,26 +240,34 @@ func physicalOrder(d *draft) {
 	}
 }
 
-// renewal adds a charge for one of the account's paid plans that had
-// started by the order's time (the main plan when none had), and reports
-// whether the account has a paid plan.
-func (g *gen) renewal(d *draft) bool {
-	var paid []plan
-	for _, p := range g.a.plans {
-		if p.cents > 0 && !p.start.After(d.when) {
-			paid = append(paid, p)
+// bill builds billing k of plan p: the plan in effect then, at its price,
+// as the line whose external id is the subscription's, and what the
+// merchant's bills add around it (a phone bill's fees and taxes, a
+// utility's metered usage behind its Budget Billing amount).
+func bill(g *gen, d *draft, p *plan, k int64) {
+	r := g.r
+	cur := p.billedAs(k)
+	d.path = "account/billing"
+	l := d.addLine(line{sku: p.externalID, name: cur.name + " — " + cycleWords[cur.cycle], desc: cur.desc,
+		qty: 1, unit: cur.cents, taxable: true})
+	switch {
+	case g.a.m.Category == "telecom":
+		d.path = "account/bills"
+		telecomCharges(g, d)
+	case g.a.m.Category == "utilities":
+		d.path = "account/bills"
+		l.taxable, d.taxBP = false, 0 // taxes are in the level amount
+		l.desc = utilityUsage(g, d)
+	case g.a.m.Domain == "forhims.com":
+		l.taxable = false // prescriptions
+	default:
+		if !g.a.city.digitalTax {
+			d.taxBP = 0
+		}
+		if chance(r, 0.02) {
+			d.discount("Promotional credit", percent(cur.cents, 50))
 		}
 	}
-	if len(paid) == 0 && len(g.a.plans) > 0 && g.a.plans[0].cents > 0 {
-		paid = g.a.plans[:1]
-	}
-	if len(paid) == 0 {
-		return false
-	}
-	p := pick(g.r, paid)
-	d.addLine(line{sku: g.sku(p.name), name: p.name + " — " + cycleWords[p.cycle], desc: p.desc,
-		qty: 1, unit: p.cents, taxable: true})
-	return true
 }
 
 var cycleWords = map[string]string{
@@ -268,13 +275,11 @@ var cycleWords = map[string]string{
 	"WEEKLY": "weekly", "BIWEEKLY": "biweekly",
 }
 
-// telecomBill builds a phone or internet bill: the plan, extras such as a
-// device installment, recovery fees, taxes and the AutoPay discount.
-func telecomBill(g *gen, d *draft) {
+// telecomCharges adds what a phone or internet bill holds beside the plan:
+// extras such as a device installment, recovery fees, taxes and the
+// AutoPay discount.
+func telecomCharges(g *gen, d *draft) {
 	r := g.r
-	if !g.renewal(d) {
-		g.add(d, good{g.a.m.Name + " Unlimited", 5500, 9000, 1, taxed, ""}, 1)
-	}
 	for _, i := range r.Perm(len(telecomExtras))[:between(r, 0, 2)] {
 		gd := telecomExtras[i]
 		if strings.Contains(gd.name, "%d") {
@@ -292,33 +297,30 @@ func telecomBill(g *gen, d *draft) {
 	}
 }
 
-// utilityBill builds a metered utility bill: usage × rate lines (more
-// power in summer and winter), fixed charges and the utility users tax.
-func utilityBill(g *gen, d *draft) {
+// utilityUsage describes the metered usage behind a utility's level
+// Budget Billing amount: more power in summer and winter.
+func utilityUsage(g *gen, d *draft) string {
 	r := g.r
 	meters, ok := utilityMeters[g.a.m.Domain]
 	if !ok {
 		meters = []utilityMeter{{"Electric service", "kWh", "kWh", 14, 30, 400, 1200, "Customer charge", 1200}}
 	}
-	season := 1.0
+	var season int64 = 100
 	switch d.when.Month() {
 	case time.June, time.July, time.August, time.December, time.January:
-		season = 1.35
+		season = 135
 	}
-	from := d.when.AddDate(0, -1, -2)
+	from, to := d.when.AddDate(0, -1, -2), d.when.AddDate(0, 0, -2)
+	var actual int64
+	var parts []string
 	for _, m := range meters {
-		usage := max(int64(float64(between(r, m.usageLo, m.usageHi))*season), 1)
+		usage := max(between(r, m.usageLo, m.usageHi)*season/100, 1)
 		rate := between(r, m.rateLo, m.rateHi)
-		d.addLine(line{sku: g.sku(m.name), name: m.name,
-			desc: fmt.Sprintf("%d %s at $%s per %s, %s – %s", usage, m.units, transaction.FormatCents(rate), m.unit,
-				from.Format("Jan 2"), d.when.AddDate(0, 0, -2).Format("Jan 2, 2006")),
-			qty: usage, unit: rate, taxable: true})
-		d.fee(m.fixedName, m.fixed)
+		actual += usage*rate + m.fixed
+		parts = append(parts, fmt.Sprintf("%s: %d %s at $%s per %s", m.name, usage, m.units, transaction.FormatCents(rate), m.unit))
 	}
-	d.taxBP, d.taxLabel = between(r, 200, 800), "Utility users tax"
-	if chance(r, 0.1) {
-		d.fee("Late payment charge", between(r, 500, 1500))
-	}
+	return fmt.Sprintf("Budget Billing amount. %s, %s – %s; actual charges $%s", strings.Join(parts, "; "),
+		from.Format("Jan 2"), to.Format("Jan 2, 2006"), transaction.FormatCents(actual))
 }
 
 // gamesStores sell full game titles besides their own goods.

@@ -163,20 +163,46 @@ func checkTransaction(t transaction.Transaction, m merchant.Merchant, now time.T
 	if total < 0 {
 		c.failf("total %s negative", pr.Total)
 	}
+	// Fare classes: every ticket's fare is its class's share of one
+	// main-cabin fare per segment, so first class costs more than any main
+	// cabin; a class with checked bags carries no bag fee.
+	if al, ok := airlines[m.Domain]; ok {
+		for _, p := range t.Products {
+			for _, fc := range al.fares {
+				if !strings.HasPrefix(p.Name, al.code+" ") || !strings.HasSuffix(p.Name, " · "+fc.name) {
+					continue
+				}
+				segments := int64(1)
+				if strings.Contains(p.Name, "⇄") {
+					segments = 2
+				}
+				main := c.money("fare", p.Price.UnitPrice) / segments * 100 / fc.pct
+				if main < mainFareLo-1 || main > mainFareHi {
+					c.failf("%q at %s: a main-cabin fare of %s, outside %s–%s", p.Name, p.Price.UnitPrice,
+						transaction.FormatCents(main), transaction.FormatCents(mainFareLo), transaction.FormatCents(mainFareHi))
+				}
+				if fc.bags && slices.ContainsFunc(t.Products, func(q transaction.Product) bool { return q.Name == "First checked bag" }) {
+					c.failf("%q with a first-checked-bag fee", p.Name)
+				}
+			}
+		}
+	}
 
-	// Payment methods.
+	// Payment methods: a FAILED order, and an order CANCELLED before it was
+	// charged, charge nothing; every other order's methods add up to its
+	// total. Refunded methods stay, at 0.00.
 	if t.PaymentMethods == nil {
 		c.failf("payment_methods is nil, want []")
 	}
-	if total > 0 && len(t.PaymentMethods) == 0 {
-		c.failf("total %s with no payment method", pr.Total)
+	if len(t.PaymentMethods) == 0 {
+		c.failf("no payment method")
 	}
 	var paid int64
 	for _, pm := range t.PaymentMethods {
 		v := c.money("payment "+pm.Type, pm.TransactionAmount)
 		paid += v
-		if v <= 0 {
-			c.failf("payment %s amount %s not positive", pm.Type, pm.TransactionAmount)
+		if v < 0 {
+			c.failf("payment %s amount %s negative", pm.Type, pm.TransactionAmount)
 		}
 		if !slices.Contains(transaction.PaymentTypes, pm.Type) || pm.Type == "UNRECOGNIZED" {
 			c.failf("payment type %q", pm.Type)
@@ -197,8 +223,29 @@ func checkTransaction(t transaction.Transaction, m merchant.Merchant, now time.T
 				c.failf("gift card last_four %q", pm.LastFour)
 			}
 		}
+		if v == 0 && !slices.Contains([]string{transaction.StatusFailed, transaction.StatusCancelled,
+			transaction.StatusRefunded, transaction.StatusReturned}, t.OrderStatus) {
+			c.failf("payment %s of 0.00 on a %s order", pm.Type, t.OrderStatus)
+		}
 	}
-	if paid != total {
+	refunded := hasAdjustment(&t, "REFUND")
+	if refunded && !slices.Contains([]string{transaction.StatusCancelled, transaction.StatusRefunded,
+		transaction.StatusReturned}, t.OrderStatus) {
+		c.failf("refund on a %s order", t.OrderStatus)
+	}
+	if (t.OrderStatus == transaction.StatusRefunded || t.OrderStatus == transaction.StatusReturned) && !refunded {
+		c.failf("%s without a REFUND adjustment", t.OrderStatus)
+	}
+	cancelFee := slices.ContainsFunc(t.Products, func(p transaction.Product) bool {
+		return strings.HasSuffix(p.Name, "(canceled)")
+	})
+	switch {
+	case t.OrderStatus == transaction.StatusFailed && (paid != 0 || refunded):
+		c.failf("FAILED order charged %s (refunds: %v), want nothing", transaction.FormatCents(paid), refunded)
+	case t.OrderStatus == transaction.StatusCancelled && !refunded && !cancelFee && paid != 0:
+		c.failf("CANCELLED order charged %s with no refund", transaction.FormatCents(paid))
+	case t.OrderStatus == transaction.StatusFailed, t.OrderStatus == transaction.StatusCancelled && paid == 0 && !refunded:
+	case paid != total:
 		c.failf("payments sum to %s, want total %s", transaction.FormatCents(paid), pr.Total)
 	}
 
@@ -274,7 +321,8 @@ func checkSubscription(s transaction.Subscription, m merchant.Merchant, now time
 			c.failf("%s date %v not UTC whole seconds", name, d)
 		}
 	}
-	if s.StartDate.After(s.LastBillingDate) || s.LastBillingDate.After(now) || !now.Before(s.NextBillingDate) {
+	if s.StartDate.After(s.LastBillingDate) || s.LastBillingDate.After(now) || !now.Before(s.NextBillingDate) ||
+		s.StartDate.Day() > 28 {
 		c.failf("dates out of order: start %v, last %v, now %v, next %v", s.StartDate, s.LastBillingDate, now, s.NextBillingDate)
 	}
 	if want := addCycle(s.LastBillingDate, s.BillingCycle); !s.NextBillingDate.Equal(want) {
@@ -295,6 +343,98 @@ func checkSubscription(s transaction.Subscription, m merchant.Merchant, now time
 	}
 	if s.IsPaid && price <= 0 || !s.IsPaid && s.Price.Total != "0.00" {
 		c.failf("is_paid %v with price %q", s.IsPaid, s.Price.Total)
+	}
+	return c.errs
+}
+
+// checkHistory returns every rule an account's whole history (oldest
+// first) and its subscriptions break together: unique ids in time order,
+// and each paid plan billed on every billing date from its start to its
+// last billing, and on no other day, at the price of the plan in effect.
+func checkHistory(orders []transaction.Transaction, subs []transaction.Subscription, m merchant.Merchant, now time.Time) []error {
+	c := &checker{what: m.Name + " history"}
+	ids := make(map[string]bool, len(orders))
+	billings := map[string][]transaction.Transaction{}
+	for i, t := range orders {
+		if ids[t.ExternalID] {
+			c.failf("duplicate external_id %s", t.ExternalID)
+		}
+		ids[t.ExternalID] = true
+		if i > 0 && t.Datetime.Before(orders[i-1].Datetime) {
+			c.failf("%s at %v before the order listed ahead of it", t.ExternalID, t.Datetime)
+		}
+		for _, p := range t.Products {
+			if strings.HasPrefix(p.ExternalID, "sub_") {
+				billings[p.ExternalID] = append(billings[p.ExternalID], t)
+			}
+		}
+	}
+	known := map[string]bool{}
+	for _, s := range subs {
+		known[s.ExternalID] = true
+		bs := billings[s.ExternalID]
+		if !s.IsPaid {
+			if len(bs) > 0 {
+				c.failf("free plan %q billed %d times", s.Name, len(bs))
+			}
+			continue
+		}
+		want := s.StartDate
+		changed := false
+		for k, b := range bs {
+			if !b.Datetime.Equal(want) {
+				c.failf("%q billing %d at %v, want %v (start + %d cycles)", s.Name, k, b.Datetime, want, k)
+				break
+			}
+			want = addCycle(want, s.BillingCycle)
+			var line *transaction.Product
+			for i := range b.Products {
+				if b.Products[i].ExternalID == s.ExternalID {
+					if line != nil {
+						c.failf("%q billed twice in %s", s.Name, b.ExternalID)
+					}
+					line = &b.Products[i]
+				}
+			}
+			current := strings.HasPrefix(line.Name, s.Name+" — ")
+			if changed && !current {
+				c.failf("%q billing %d under %q after the plan change", s.Name, k, line.Name)
+			}
+			changed = changed || current
+			if current && line.Price.UnitPrice != s.Price.Total || line.Quantity != 1 {
+				c.failf("%q billed %d × %s in %s, want 1 × %s", s.Name, line.Quantity, line.Price.UnitPrice, b.ExternalID, s.Price.Total)
+			}
+		}
+		if len(bs) == 0 || !bs[len(bs)-1].Datetime.Equal(s.LastBillingDate) {
+			c.failf("%q: last_billing_date %v, but %d billings", s.Name, s.LastBillingDate, len(bs))
+		} else if !changed {
+			c.failf("%q: no billing under its current plan", s.Name)
+		}
+		if s.Status == "ACTIVE_PLAN_CHANGE" && !strings.Contains(s.Description, "Changing to ") {
+			c.failf("%q: plan change %q names no plan", s.Name, s.Description)
+		}
+	}
+	// A plan that is no longer listed ended: its billings kept one cycle,
+	// at one price, and stopped at least a cycle before now.
+	for id, bs := range billings {
+		if known[id] {
+			continue
+		}
+		ended := false
+		for _, cycle := range []string{"MONTHLY", "QUARTERLY", "ANNUALLY", "WEEKLY", "BIWEEKLY", "SEMIANNUALLY"} {
+			regular := true
+			for i := 1; i < len(bs); i++ {
+				regular = regular && addCycle(bs[i-1].Datetime, cycle).Equal(bs[i].Datetime) &&
+					bs[i].Products[0].Price.UnitPrice == bs[0].Products[0].Price.UnitPrice
+			}
+			if regular && !addCycle(bs[len(bs)-1].Datetime, cycle).After(now) {
+				ended = true
+				break
+			}
+		}
+		if !ended {
+			c.failf("%d billings of %s, which is no subscription of the account and has not ended", len(bs), id)
+		}
 	}
 	return c.errs
 }

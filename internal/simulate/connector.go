@@ -10,11 +10,12 @@ import (
 	"github.com/hitchdev/hitch/internal/transaction"
 )
 
-// Per call of the simulator, as the public sandbox does.
-const (
-	NewPerCall     = 205
-	UpdatedPerCall = 3
-)
+// UpdatedPerCall is how many orders a call with updated changes, as the
+// public sandbox does.
+const UpdatedPerCall = 3
+
+// maxBatch is the most transactions one ingestion takes.
+const maxBatch = 1000
 
 // ErrUnknownMerchant: the merchant id is not in the catalog.
 var ErrUnknownMerchant = errors.New("simulate: unknown merchant")
@@ -27,26 +28,40 @@ type Connector struct {
 	Now          func() time.Time
 }
 
-// Run ingests one call's worth of data for a linked account: 205 new
-// transactions (and the account's subscriptions, for merchants that have
-// them), then, when updated is true, changes 3 of the new transactions. The
-// call number, which seeds the data with the account, is how many calls
-// came before plus one, so running again adds new transactions. The events
-// echo the metadata of the account's link, as a connector's batches do.
+// Run ingests the next page of a linked account's history, as a connector
+// that replays the merchant's order history would: the orders of the last
+// two years on the first call; on later calls the orders placed since, or
+// when there are none the two years before the oldest ingested, until the
+// history is all in. It ingests the account's subscriptions too, for
+// merchants that have them. With updated, 3 orders change: the newest of
+// the page, or of the account when the page is empty. The events echo the
+// metadata of the account's link, as a connector's batches do.
 func (c *Connector) Run(ctx context.Context, k transaction.AccountKey, updated bool) error {
 	m, ok := c.Catalog.Get(k.MerchantID)
 	if !ok {
 		return ErrUnknownMerchant
 	}
-	last, err := c.Transactions.LastPosition(ctx, k)
+	seed := Seed{ClientID: k.ClientID, ExternalUserID: k.ExternalUserID, MerchantID: k.MerchantID, Call: 1}
+	now := c.Now()
+	h := newHistory(seed, *m, now)
+	orders := make([]transaction.Transaction, len(h.entries))
+	ids := make([]string, len(h.entries))
+	// External ids come with the built orders; building all is cheap next
+	// to storing them (docs/simulator.md has the figures).
+	for i, e := range h.entries {
+		orders[i] = h.build(e)
+		ids[i] = orders[i].ExternalID
+	}
+	stored, err := c.Transactions.StoredExternalIDs(ctx, k, ids)
 	if err != nil {
 		return err
 	}
-	seed := Seed{ClientID: k.ClientID, ExternalUserID: k.ExternalUserID, MerchantID: k.MerchantID, Call: last/NewPerCall + 1}
-	now := c.Now()
-	orders := Transactions(seed, *m, NewPerCall, now)
-	if _, err := c.Transactions.IngestTransactions(ctx, k, orders, nil); err != nil {
-		return err
+	page := nextPage(h.entries, orders, stored, h.now)
+	// In batches of at most maxBatch, the most a connector may send at once.
+	for rest := page; len(rest) > 0; rest = rest[min(maxBatch, len(rest)):] {
+		if _, err := c.Transactions.IngestTransactions(ctx, k, rest[:min(maxBatch, len(rest))], nil); err != nil {
+			return err
+		}
 	}
 	if subs := Subscriptions(seed, *m, now); len(subs) > 0 {
 		if _, err := c.Transactions.IngestSubscriptions(ctx, k, subs, nil); err != nil {
@@ -56,15 +71,54 @@ func (c *Connector) Run(ctx context.Context, k transaction.AccountKey, updated b
 	if !updated {
 		return nil
 	}
-	// The newest orders are the ones a merchant would still change.
-	newest := slices.Clone(orders)
-	slices.SortFunc(newest, func(a, b transaction.Transaction) int { return b.Datetime.Compare(a.Datetime) })
+	newest := page
+	if len(newest) == 0 {
+		newest = orders
+	}
+	newest = slices.Clone(newest)
+	slices.SortStableFunc(newest, func(a, b transaction.Transaction) int { return b.Datetime.Compare(a.Datetime) })
 	changed := make([]transaction.Transaction, 0, UpdatedPerCall)
 	for _, o := range newest[:min(UpdatedPerCall, len(newest))] {
 		changed = append(changed, Update(seed, o, now))
 	}
+	if len(changed) == 0 {
+		return nil
+	}
 	_, err = c.Transactions.IngestTransactions(ctx, k, changed, nil)
 	return err
+}
+
+// nextPage returns the orders not stored yet in the newest two-year span
+// of the history that has any: (now-2y, now], then (now-4y, now-2y], ...
+func nextPage(entries []entry, orders []transaction.Transaction, stored map[string]bool, now time.Time) []transaction.Transaction {
+	var oldest time.Time
+	for i, o := range orders {
+		if !stored[o.ExternalID] {
+			oldest = entries[i].when
+			break
+		}
+	}
+	if oldest.IsZero() {
+		return nil
+	}
+	// The newest unstored order decides the span.
+	var newest time.Time
+	for i := len(orders) - 1; i >= 0; i-- {
+		if !stored[orders[i].ExternalID] {
+			newest = entries[i].when
+			break
+		}
+	}
+	spans := int64(now.Sub(newest) / Window)
+	to := now.Add(-time.Duration(spans) * Window)
+	from := to.Add(-Window)
+	page := []transaction.Transaction{}
+	for i, o := range orders {
+		if w := entries[i].when; w.After(from) && !w.After(to) && !stored[o.ExternalID] {
+			page = append(page, o)
+		}
+	}
+	return page
 }
 
 // Subscriptions ingests the account's simulated subscriptions, the same

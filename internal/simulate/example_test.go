@@ -8,7 +8,7 @@ import (
 	"github.com/hitchdev/hitch/internal/simulate"
 )
 
-func ExampleTransactions() {
+func ExampleHistory() {
 	catalog, err := merchant.Load()
 	if err != nil {
 		fmt.Println(err)
@@ -18,18 +18,18 @@ func ExampleTransactions() {
 	seed := simulate.Seed{ClientID: "cli_123", ExternalUserID: "user-42", MerchantID: uber.ID, Call: 1}
 	now := time.Date(2026, time.March, 14, 12, 0, 0, 0, time.UTC)
 
-	orders := simulate.Transactions(seed, *uber, 205, now)
+	orders := simulate.History(seed, *uber, now.Add(-simulate.Window), now)
 	latest := orders[len(orders)-1]
-	fmt.Println(len(orders), "orders; latest:", latest.Products[0].Name, latest.OrderStatus, latest.Price.Currency)
+	fmt.Println(len(orders), "orders in two years; latest:", latest.Products[0].Name, latest.OrderStatus, latest.Price.Currency)
 
-	// A later report of the same order: a tip added after the trip, or a
-	// refund; the external id stays.
+	// A later report of the same order: here the cancellation fee waived
+	// (a tip or a refund elsewhere); the external id stays.
 	updated := simulate.Update(seed, latest, now.Add(time.Hour))
 	fmt.Println(latest.OrderStatus, latest.Price.Total, "→", updated.OrderStatus, updated.Price.Total,
 		updated.ExternalID == latest.ExternalID)
 	// Output:
-	// 205 orders; latest: UberX trip COMPLETED USD
-	// COMPLETED 18.90 → COMPLETED 21.90 true
+	// 71 orders in two years; latest: UberXL trip (canceled) CANCELLED USD
+	// CANCELLED 9.89 → CANCELLED 0.00 true
 }
 
 func ExampleSubscriptions() {
@@ -47,5 +47,4 @@ func ExampleSubscriptions() {
 	}
 	// Output:
 	// Spotify Premium Duo MONTHLY 16.99 2026-03-20
-	// Spotify Audiobooks+ MONTHLY 11.99 2026-03-20
 }

@@ -154,17 +154,32 @@ var hotels = map[string][]string{
 var roomTypes = []string{"Standard King", "Two Queens", "Deluxe King, City View", "King Suite", "Queen Room"}
 
 // airlines by merchant domain: carrier code and fare names.
+// A main-cabin fare, one way, in cents: every fare class is a share of it.
+const mainFareLo, mainFareHi = 11900, 21900
+
 type airline struct {
 	code  string
-	fares []string
+	fares []fare
+}
+
+// fare is a fare class: its price in percent of the main-cabin fare, and
+// whether it includes checked bags (premium cabins do).
+type fare struct {
+	name string
+	pct  int64
+	bags bool
 }
 
 var airlines = map[string]airline{
-	"delta.com":     {"DL", []string{"Main Cabin", "Comfort+", "Delta First", "Basic Economy"}},
-	"united.com":    {"UA", []string{"Economy", "Economy Plus", "United First", "Basic Economy"}},
-	"aa.com":        {"AA", []string{"Main Cabin", "Main Cabin Extra", "First", "Basic Economy"}},
-	"southwest.com": {"WN", []string{"Wanna Get Away", "Wanna Get Away Plus", "Anytime", "Business Select"}},
-	"expedia.com":   {"AS", []string{"Main", "Saver", "Premium Class"}},
+	"delta.com": {"DL", []fare{{"Basic Economy", 80, false}, {"Main Cabin", 100, false}, {"Comfort+", 135, false},
+		{"Delta First", 260, true}}},
+	"united.com": {"UA", []fare{{"Basic Economy", 80, false}, {"Economy", 100, false}, {"Economy Plus", 130, false},
+		{"United First", 250, true}}},
+	"aa.com": {"AA", []fare{{"Basic Economy", 80, false}, {"Main Cabin", 100, false}, {"Main Cabin Extra", 130, false},
+		{"First", 255, true}}},
+	"southwest.com": {"WN", []fare{{"Wanna Get Away", 100, true}, {"Wanna Get Away Plus", 115, true},
+		{"Anytime", 170, true}, {"Business Select", 230, true}}},
+	"expedia.com": {"AS", []fare{{"Saver", 80, false}, {"Main", 100, false}, {"Premium Class", 135, false}}},
 }
 
 var airports = []string{"ATL", "LAX", "ORD", "DFW", "DEN", "JFK", "SFO", "SEA", "LAS", "MCO", "MIA",

@@ -1,7 +1,6 @@
 package simulate
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -329,12 +328,6 @@ func slug(name string) string {
 		}
 	}
 	return strings.TrimSuffix(b.String(), "-")
-}
-
-// orderID is the merchant's order number: unique per account and call
-// because it carries both the call and the order's position in it.
-func orderID(r *rand.Rand, prefix string, call int64, i int) string {
-	return fmt.Sprintf("%s-%d-%05d-%s", prefix, call, i+1, randString(r, digits, 6))
 }
 
 // idPrefix is three upper-case letters from the merchant's domain.

@@ -1,6 +1,7 @@
 package simulate
 
 import (
+	"math/rand/v2"
 	"time"
 
 	"github.com/hitchdev/hitch/internal/merchant"
@@ -21,6 +22,33 @@ type plan struct {
 	externalID string
 	start      time.Time
 	status     string
+	// prev is the plan the account held before this one, billed for the
+	// cycles before changeAt; nil when the plan never changed.
+	prev     *plan
+	changeAt int64
+	// pending names the plan an ACTIVE_PLAN_CHANGE switches to.
+	pending string
+	// endAt is the billing that no longer comes for an add-on that was
+	// canceled: it is billed for the cycles before, shows
+	// ACTIVE_CANCELLATION in its last cycle and is gone after; 0 when it
+	// never ends.
+	endAt int64
+}
+
+// billingAt is the plan's k-th billing, counted from 0 at its start: the
+// same day of the month (start days are 1–28) and time every cycle.
+func (p *plan) billingAt(k int64) time.Time {
+	months, days := cycleStep(p.cycle)
+	return p.start.AddDate(0, int(k)*months, int(k)*days)
+}
+
+// billedAs is the plan in effect at billing k: the previous plan before a
+// change, this one after.
+func (p *plan) billedAs(k int64) *plan {
+	if p.prev != nil && k < p.changeAt {
+		return p.prev
+	}
+	return p
 }
 
 const (
@@ -337,8 +365,12 @@ func merchantPlans(m merchant.Merchant) []plan {
 }
 
 // accountPlans draws the account's plans: one main plan and, now and then,
-// add-ons, at most three in all. The draw does not depend on the call.
+// add-ons, at most three in all; UserEmpty and UserTenThousand have none.
+// The draw does not depend on the call nor on now.
 func accountPlans(s Seed, m merchant.Merchant) []plan {
+	if s.ExternalUserID == UserEmpty || s.ExternalUserID == UserTenThousand {
+		return nil
+	}
 	r := accountRand(s, purposeSubscriptions)
 	offered := merchantPlans(m)
 	var mains, addons []plan
@@ -364,10 +396,7 @@ func accountPlans(s Seed, m merchant.Merchant) []plan {
 	rd := accountRand(s, purposeSubscriptions+"/dates")
 	for i := range out {
 		p := &out[i]
-		p.cents = p.lo
-		if p.hi > p.lo {
-			p.cents = between(r, p.lo/100, p.hi/100)*100 + between(r, 0, 99)
-		}
+		p.cents = planCents(r, *p)
 		p.externalID = "sub_" + randString(rd, base62, 24)
 		days, hour, minute, second := rd.IntN(startDays), rd.IntN(24), rd.IntN(60), rd.IntN(60)
 		d := epoch.AddDate(0, 0, days)
@@ -379,8 +408,60 @@ func accountPlans(s Seed, m merchant.Merchant) []plan {
 		if !cancellable(m) && p.status == "ACTIVE_CANCELLATION" {
 			p.status = "ACTIVE"
 		}
+		changed, changeAt, other := chance(rd, 0.15), 1+rd.Int64N(12), rd.IntN(len(mains))
+		ends, endAt := chance(rd, 0.3), 2+rd.Int64N(36)
+		if i > 0 {
+			// Add-ons come and go: some were canceled, at a date that does
+			// not depend on now; a plan change is the main plan's.
+			if p.status == "ACTIVE_PLAN_CHANGE" {
+				p.status = "ACTIVE"
+			}
+			if ends && cancellable(m) {
+				p.endAt = endAt
+			}
+			continue
+		}
+		if len(mains) < 2 {
+			if p.status == "ACTIVE_PLAN_CHANGE" {
+				p.status = "ACTIVE"
+			}
+			continue
+		}
+		if s.ExternalUserID == UserPlanChange {
+			changed, p.status = true, "ACTIVE_PLAN_CHANGE"
+		}
+		alt := mains[other]
+		if alt.name == p.name {
+			alt = mains[(other+1)%len(mains)]
+		}
+		if changed && alt.cycle == p.cycle {
+			prev := alt
+			prev.cents = planCents(r, prev)
+			prev.externalID, prev.start = p.externalID, p.start
+			p.prev, p.changeAt = &prev, changeAt
+			// The pending change goes back to the earlier plan or on to another.
+			alt = mains[(other+2)%len(mains)]
+			if alt.name == p.name {
+				alt = prev
+			}
+		}
+		if p.status == "ACTIVE_PLAN_CHANGE" {
+			if alt.name == p.name {
+				p.status = "ACTIVE"
+			}
+			p.pending = alt.name
+		}
 	}
 	return out
+}
+
+// planCents is the account's price of p: its list price, or a price in its
+// range for plans priced by usage.
+func planCents(r *rand.Rand, p plan) int64 {
+	if p.hi > p.lo {
+		return between(r, p.lo/100, p.hi/100)*100 + between(r, 0, 99)
+	}
+	return p.lo
 }
 
 // Main plans start on a fixed day between epoch and epoch + startDays (days

@@ -18,6 +18,7 @@ type profile struct {
 	giftOdds float64
 	travel   bool // bookings: billed when made, completed after the trip
 	gifts    bool // shipped orders may go to someone else as a present
+	cadence  cadence
 }
 
 var (
@@ -37,10 +38,76 @@ func shop(s shelf, pickupOdds float64) profile {
 // profileFor returns the profile of m: by its domain for well-known
 // merchants, else by its category.
 func profileFor(m merchant.Merchant) profile {
+	p := orderProfile(m)
+	p.cadence = cadenceFor(m)
+	return p
+}
+
+// cadenceFor is how often the median account orders at m. The figures, and
+// the public figures behind them, are tabled in docs/simulator.md.
+func cadenceFor(m merchant.Merchant) cadence {
+	if hasPlans(m) {
+		return cadence{kind: billed, perYear: 2}
+	}
+	switch m.Domain {
+	case "amazon.com":
+		return perYear(20, retailSeason)
+	case "walmart.com":
+		return perYear(18, retailSeason)
+	case "target.com":
+		return perYear(12, retailSeason)
+	case "ebay.com", "homedepot.com", "lowes.com":
+		return perYear(7, retailSeason)
+	case "etsy.com", "temu.com", "shein.com", "macys.com", "nordstrom.com":
+		return perYear(5, retailSeason)
+	case "apple.com", "ikea.com", "crateandbarrel.com":
+		return perYear(2, retailSeason)
+	case "bestbuy.com", "nike.com", "wayfair.com":
+		return perYear(3, retailSeason)
+	case "chewy.com":
+		return every(28, 42) // autoship
+	case "angi.com":
+		return perYear(3, travelSeason)
+	case "li.me":
+		return perYear(20, outdoorSeason)
+	case "goodrx.com":
+		return every(28, 35)
+	case "express-scripts.com":
+		return every(88, 92)
+	case "costco.com", "samsclub.com":
+		return every(12, 21)
+	case "instacart.com":
+		return every(7, 14)
+	case "starbucks.com":
+		return every(3, 7)
+	case "dominos.com", "chipotle.com", "mcdonalds.com":
+		return perYear(14, nil)
+	case "airbnb.com", "vrbo.com":
+		return perYear(2, travelSeason)
+	}
+	switch m.Category {
+	case "groceries":
+		return every(7, 14)
+	case "food_delivery":
+		return perYear(30, nil)
+	case "rides":
+		return perYear(36, nil)
+	case "travel":
+		return perYear(3, travelSeason)
+	case "gaming":
+		return perYear(6, gamingSeason)
+	case "pharmacy":
+		return every(25, 40)
+	}
+	return perYear(6, retailSeason)
+}
+
+// orderProfile returns how m's orders are made.
+func orderProfile(m merchant.Merchant) profile {
 	const never = 1 << 40 // free-shipping threshold of a store that always charges
 	switch m.Domain {
 	case "amazon.com":
-		return shop(shelf{goods: generalGoods, minItems: 1, maxItems: 4, sellers: marketplaceSellers, sellerOdds: 0.45,
+		return shop(shelf{goods: generalGoods, minItems: 1, maxItems: 2, sellers: marketplaceSellers, sellerOdds: 0.45,
 			freeShipAt: 3500, shipFee: 599}, 0)
 	case "walmart.com":
 		return shop(shelf{goods: generalGoods, minItems: 1, maxItems: 5, sellers: marketplaceSellers, sellerOdds: 0.25,
@@ -85,7 +152,7 @@ func profileFor(m merchant.Merchant) profile {
 	case "express-scripts.com":
 		return profile{build: mailPharmacy, fulfil: fulfilShip, hours: allDay, path: "orders"}
 	case "forhims.com":
-		return profile{build: telehealth, fulfil: fulfilShip, hours: allDay, path: "orders", giftOdds: 0.01}
+		return profile{build: oneOff, fulfil: fulfilShip, hours: allDay, path: "orders", giftOdds: 0.01}
 	case "costco.com", "samsclub.com":
 		return profile{build: grocery(houseBrands[m.Domain], true), fulfil: fulfilPickup, alt: fulfilDeliver,
 			altOdds: 0.25, hours: storeHours, path: "orders", giftOdds: 0.03}
@@ -121,11 +188,11 @@ func profileFor(m merchant.Merchant) profile {
 	case "travel":
 		return travel(hotel)
 	case "telecom":
-		return profile{build: telecomBill, fulfil: fulfilDigital, hours: billingHours, path: "account/bills", giftOdds: 0.01}
+		return profile{build: oneOff, fulfil: fulfilDigital, hours: billingHours, path: "account/bills", giftOdds: 0.01}
 	case "utilities":
-		return profile{build: utilityBill, fulfil: fulfilDigital, hours: billingHours, path: "account/bills"}
+		return profile{build: oneOff, fulfil: fulfilDigital, hours: billingHours, path: "account/bills"}
 	case "streaming", "software", "news", "fitness":
-		return profile{build: digital, fulfil: fulfilDigital, hours: billingHours, path: "account/billing", giftOdds: 0.03}
+		return profile{build: oneOff, fulfil: fulfilDigital, hours: billingHours, path: "account/billing", giftOdds: 0.03}
 	case "gaming":
 		return profile{build: gaming, fulfil: fulfilDigital, hours: [2]int{10, 26}, path: "orders", giftOdds: 0.2}
 	case "pharmacy":
@@ -133,7 +200,7 @@ func profileFor(m merchant.Merchant) profile {
 			hours: storeHours, path: "orders", giftOdds: 0.02}
 	case "home":
 		if hasPlans(m) {
-			return profile{build: digital, fulfil: fulfilDigital, hours: billingHours, path: "account/billing", giftOdds: 0.02}
+			return profile{build: oneOff, fulfil: fulfilDigital, hours: billingHours, path: "account/billing", giftOdds: 0.02}
 		}
 		return shop(shelf{goods: homeImprovementGoods, minItems: 1, maxItems: 5, freeShipAt: 4500, shipFee: 799}, 0.3)
 	}

@@ -2,8 +2,9 @@
 // simulator: orders and subscriptions that look like what a real merchant
 // account reports, and later updates of those orders.
 //
-// Everything is deterministic: the same Seed (and the same now) always gives
-// the same data, so a simulated account can be observed again and compared.
+// Everything is deterministic: the same account (and the same now) always
+// gives the same history, so a simulated account can be observed again and
+// compared; docs/simulator.md is the contract.
 // Money is computed in integer cents and every generated order keeps the
 // price invariants of transaction.Price.
 package simulate
@@ -21,7 +22,9 @@ type Seed struct {
 	// ClientID, ExternalUserID and MerchantID name the account.
 	ClientID, ExternalUserID string
 	MerchantID               int64
-	Call                     int64 // 1 for the first simulated link of this account, 2 for the next, ...
+	// Call numbers the simulator's calls for the account. A history
+	// belongs to the account and ignores it; updates draw from it.
+	Call int64
 }
 
 // The purposes a generator is drawn for. Each gets its own stream, so that
@@ -32,6 +35,7 @@ const (
 	purposeOrders        = "orders"
 	purposeUpdate        = "update"
 	purposeSubscriptions = "subscriptions"
+	purposeHistory       = "history"
 )
 
 // newRand returns a PCG generator determined by parts. Each part is length

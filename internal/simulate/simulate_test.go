@@ -3,6 +3,8 @@ package simulate
 import (
 	"fmt"
 	"reflect"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -14,15 +16,31 @@ import (
 // must not leak into its timestamps.
 var testNow = time.Date(2026, time.March, 14, 15, 9, 26, 535_000_000, time.UTC)
 
-// perCall is how many orders the public sandbox makes per simulated link.
-const perCall = 205
-
 // testSeeds are accounts of different developers and users, on a first
 // and a later call.
 var testSeeds = []Seed{
 	{ClientID: "cli_test_a", ExternalUserID: "user-1", Call: 1},
 	{ClientID: "cli_test_a", ExternalUserID: "user-2", Call: 3},
 	{ClientID: "cli_test_b", ExternalUserID: "user-1", Call: 2},
+}
+
+// checkSeeds are the accounts TestInvariants checks at every merchant:
+// many ordinary users and the documented test users.
+func checkSeeds() []Seed {
+	out := []Seed{}
+	for i := range 40 {
+		out = append(out, Seed{ClientID: fmt.Sprint("cli_check_", i%3), ExternalUserID: fmt.Sprint("user-", i)})
+	}
+	for _, u := range []string{UserEmpty, UserEveryStatus, UserPlanChange} {
+		out = append(out, Seed{ClientID: "cli_check_0", ExternalUserID: u})
+	}
+	return out
+}
+
+// recent is what a first observation of the account ingests: the last two
+// years.
+func recent(s Seed, m merchant.Merchant, now time.Time) []transaction.Transaction {
+	return History(s, m, now.Add(-Window), now)
 }
 
 func catalog(t testing.TB) []merchant.Merchant {
@@ -69,48 +87,47 @@ func reportErrs(t *testing.T, errs []error) {
 	}
 }
 
-// TestInvariants generates 205 orders for every catalog merchant and every
-// test seed (over 69,000 orders), checks every rule on each, then updates a
-// sample of them repeatedly and checks every update too.
+// TestInvariants generates the whole history of every checkSeeds account
+// at every catalog merchant, checks every rule on each order, on the
+// subscriptions and on both together, then updates a sample of the orders
+// repeatedly and checks every update too. -v prints the counts.
 func TestInvariants(t *testing.T) {
 	t.Parallel()
+	var mu sync.Mutex
+	var histories, orders, subscriptions, violations int
+	t.Cleanup(func() {
+		t.Logf("checked %d histories, %d transactions, %d subscriptions: %d violations",
+			histories, orders, subscriptions, violations)
+	})
 	for _, m := range catalog(t) {
 		t.Run(fmt.Sprintf("%d_%s", m.ID, m.Domain), func(t *testing.T) {
 			t.Parallel()
-			for _, base := range testSeeds {
+			for _, base := range checkSeeds() {
 				seed := seedFor(base, m)
-				txns := Transactions(seed, m, perCall, testNow)
-				if len(txns) != perCall {
-					t.Fatalf("%+v: got %d orders, want %d", seed, len(txns), perCall)
-				}
+				txns := History(seed, m, time.Time{}, testNow)
+				subs := Subscriptions(seed, m, testNow)
 				var errs []error
-				ids := make(map[string]bool, len(txns))
-				oldest, newest := testNow, time.Time{}
 				for _, tx := range txns {
 					errs = append(errs, checkTransaction(tx, m, testNow)...)
-					if ids[tx.ExternalID] {
-						errs = append(errs, fmt.Errorf("duplicate external_id %s", tx.ExternalID))
-					}
-					ids[tx.ExternalID] = true
 					if !reflect.DeepEqual(tx.LoyaltyMembership, txns[0].LoyaltyMembership) {
 						errs = append(errs, fmt.Errorf("loyalty %v on %s, %v on the first order",
 							tx.LoyaltyMembership, tx.ExternalID, txns[0].LoyaltyMembership))
 					}
-					oldest, newest = minTime(oldest, tx.Datetime), maxTime(newest, tx.Datetime)
 				}
-				if age := testNow.Sub(oldest); age > 731*24*time.Hour {
-					errs = append(errs, fmt.Errorf("oldest order %v old, more than two years", age))
-				}
-				if age := testNow.Sub(oldest); age < 600*24*time.Hour {
-					errs = append(errs, fmt.Errorf("oldest order only %v old", age))
-				}
-				if age := testNow.Sub(newest); age > 30*24*time.Hour {
-					errs = append(errs, fmt.Errorf("newest order %v old", age))
+				errs = append(errs, checkHistory(txns, subs, m, testNow)...)
+				errs = append(errs, checkSubscriptions(seed, m)...)
+				if seed.ExternalUserID == UserEmpty && (len(txns) > 0 || len(subs) > 0) {
+					errs = append(errs, fmt.Errorf("%s: %d orders, %d subscriptions", UserEmpty, len(txns), len(subs)))
 				}
 				for i := 0; i < len(txns); i += 7 {
 					errs = append(errs, checkUpdates(seed, txns[i], m)...)
 				}
-				errs = append(errs, checkSubscriptions(seed, m)...)
+				mu.Lock()
+				histories++
+				orders += len(txns)
+				subscriptions += len(subs)
+				violations += len(errs)
+				mu.Unlock()
 				reportErrs(t, errs)
 			}
 		})
@@ -153,6 +170,12 @@ func checkSubscriptions(seed Seed, m merchant.Merchant) []error {
 		return nil
 	}
 	var errs []error
+	if seed.ExternalUserID == UserEmpty {
+		if len(subs) > 0 {
+			errs = append(errs, fmt.Errorf("%s: %d subscriptions for %s", m.Name, len(subs), UserEmpty))
+		}
+		return errs
+	}
 	if len(subs) < 1 || len(subs) > 3 {
 		errs = append(errs, fmt.Errorf("%s: %d subscriptions, want 1–3", m.Name, len(subs)))
 	}
@@ -165,20 +188,6 @@ func checkSubscriptions(seed Seed, m merchant.Merchant) []error {
 		ids[s.ExternalID] = true
 	}
 	return errs
-}
-
-func minTime(a, b time.Time) time.Time {
-	if b.Before(a) {
-		return b
-	}
-	return a
-}
-
-func maxTime(a, b time.Time) time.Time {
-	if b.After(a) {
-		return b
-	}
-	return a
 }
 
 func TestSubscriptionMerchants(t *testing.T) {
@@ -208,6 +217,9 @@ func TestSubscriptionMerchants(t *testing.T) {
 	}
 }
 
+// TestDeterminism checks that a history belongs to the account: the same
+// on every run and whatever the call, the same orders when observed later
+// (only orders still on their way move on), other data for another user.
 func TestDeterminism(t *testing.T) {
 	t.Parallel()
 	for _, id := range []int64{1, 6, 10, 31, 4, 61, 97} {
@@ -216,38 +228,45 @@ func TestDeterminism(t *testing.T) {
 			t.Parallel()
 			seed := seedFor(testSeeds[0], m)
 
-			a, b := Transactions(seed, m, perCall, testNow), Transactions(seed, m, perCall, testNow)
+			a, b := recent(seed, m, testNow), recent(seed, m, testNow)
 			if !reflect.DeepEqual(a, b) {
 				t.Error("same seed, different orders")
 			}
 			if !reflect.DeepEqual(Subscriptions(seed, m, testNow), Subscriptions(seed, m, testNow)) {
 				t.Error("same seed, different subscriptions")
 			}
-			if !reflect.DeepEqual(Update(seed, a[3], testNow), Update(seed, b[3], testNow)) {
+			if len(a) == 0 {
+				t.Fatal("no orders in two years")
+			}
+			if last := len(a) - 1; !reflect.DeepEqual(Update(seed, a[last], testNow), Update(seed, b[last], testNow)) {
 				t.Error("same seed, different updates")
 			}
-
-			later := seed
-			later.Call++
-			c := Transactions(later, m, perCall, testNow.Add(time.Hour))
-			ids := map[string]bool{}
-			for _, tx := range a {
-				ids[tx.ExternalID] = true
+			call := seed
+			call.Call += 5
+			if !reflect.DeepEqual(a, recent(call, m, testNow)) {
+				t.Error("another call, another history")
 			}
-			for _, tx := range c {
-				if ids[tx.ExternalID] {
-					t.Errorf("call %d repeats external_id %s of call %d", later.Call, tx.ExternalID, seed.Call)
+
+			// Thirty days later the same orders are there, and new ones after.
+			later := testNow.Add(30 * 24 * time.Hour)
+			byID := map[string]transaction.Transaction{}
+			for _, tx := range History(seed, m, time.Time{}, later) {
+				byID[tx.ExternalID] = tx
+			}
+			for _, tx := range a {
+				l, ok := byID[tx.ExternalID]
+				switch {
+				case !ok:
+					t.Errorf("%s gone 30 days later", tx.ExternalID)
+				case tx.OrderStatus == l.OrderStatus && !reflect.DeepEqual(tx, l):
+					t.Errorf("%s changed 30 days later: %+v, then %+v", tx.ExternalID, tx, l)
 				}
 			}
 
 			other := seed
 			other.ExternalUserID += "-other"
-			if reflect.DeepEqual(a, Transactions(other, m, perCall, testNow)) {
+			if reflect.DeepEqual(a, recent(other, m, testNow)) {
 				t.Error("another user got the same orders")
-			}
-			if a[0].ExternalID == Transactions(other, m, 1, testNow)[0].ExternalID &&
-				reflect.DeepEqual(a[0].PaymentMethods, Transactions(other, m, 1, testNow)[0].PaymentMethods) {
-				t.Error("another user got the same first order and payment")
 			}
 		})
 	}
@@ -267,12 +286,19 @@ func TestSubscriptionsStable(t *testing.T) {
 		laterSeed.Call += 4
 		laterNow := testNow.Add(45 * 24 * time.Hour)
 		later := Subscriptions(laterSeed, m, laterNow)
-		if len(first) != len(later) {
-			t.Errorf("%s: %d plans, then %d", m.Name, len(first), len(later))
-			continue
+		byID := map[string]transaction.Subscription{}
+		for _, l := range later {
+			byID[l.ExternalID] = l
 		}
-		for i := range first {
-			f, l := first[i], later[i]
+		for i, f := range first {
+			l, ok := byID[f.ExternalID]
+			if !ok {
+				// Only an add-on may end; a canceling one by its expiration.
+				if i == 0 || f.Status == "ACTIVE_CANCELLATION" && f.ExpirationDate.After(laterNow) {
+					t.Errorf("%s: plan %q (%s) gone 45 days later", m.Name, f.Name, f.Status)
+				}
+				continue
+			}
 			if f.ExternalID != l.ExternalID || f.Name != l.Name || !f.StartDate.Equal(l.StartDate) || f.Price != l.Price {
 				t.Errorf("%s: plan %d changed between calls: %+v then %+v", m.Name, i, f, l)
 			}
@@ -284,26 +310,80 @@ func TestSubscriptionsStable(t *testing.T) {
 	}
 }
 
-func TestTransactionsEdgeCases(t *testing.T) {
+func TestHistoryEdgeCases(t *testing.T) {
 	t.Parallel()
 	m := merchantByID(t, 1)
 	seed := seedFor(testSeeds[0], m)
-	if got := Transactions(seed, m, 0, testNow); got == nil || len(got) != 0 {
-		t.Errorf("n=0: got %v, want an empty slice", got)
+	if got := History(seed, m, testNow, testNow); got == nil || len(got) != 0 {
+		t.Errorf("an empty span: got %v, want an empty slice", got)
 	}
 	// A "now" in another zone still yields UTC timestamps no later than now.
 	la := time.FixedZone("PST", -8*3600)
-	for _, tx := range Transactions(seed, m, 3, testNow.In(la)) {
+	for _, tx := range recent(seed, m, testNow.In(la)) {
 		reportErrs(t, checkTransaction(tx, m, testNow))
 	}
-	// A large n still spreads over two years with unique ids.
-	big := Transactions(seed, m, 3000, testNow)
-	ids := map[string]bool{}
-	for _, tx := range big {
-		if ids[tx.ExternalID] {
-			t.Fatalf("duplicate external_id %s in 3000 orders", tx.ExternalID)
-		}
-		ids[tx.ExternalID] = true
+	// A "now" before the account was opened: nothing yet.
+	if got := History(seed, m, time.Time{}, epoch); len(got) != 0 || len(Subscriptions(seed, merchantByID(t, 4), epoch)) != 0 {
+		t.Errorf("%d orders before the account was opened", len(got))
+	}
+}
+
+// TestTestUsers checks the documented test users at a few merchants.
+func TestTestUsers(t *testing.T) {
+	t.Parallel()
+	for _, id := range []int64{1, 2, 4, 6, 42} {
+		m := merchantByID(t, id)
+		t.Run(m.Domain, func(t *testing.T) {
+			t.Parallel()
+			user := func(name string) Seed { return Seed{ClientID: "cli_users", ExternalUserID: name, MerchantID: m.ID} }
+
+			start := time.Now()
+			busy := recent(user(UserTenThousand), m, testNow)
+			t.Logf("%s: %d orders in %v", UserTenThousand, len(busy), time.Since(start).Round(time.Millisecond))
+			if len(busy) != tenThousand {
+				t.Errorf("%s: %d orders, want %d", UserTenThousand, len(busy), tenThousand)
+			}
+			// A day later, still 10,000 in the last two years, the same ids for the same days.
+			if n := len(recent(user(UserTenThousand), m, testNow.Add(24*time.Hour))); n != tenThousand {
+				t.Errorf("%s a day later: %d orders", UserTenThousand, n)
+			}
+			for _, tx := range busy[:50] {
+				reportErrs(t, checkTransaction(tx, m, testNow))
+			}
+
+			seen := map[string]bool{}
+			for _, tx := range recent(user(UserEveryStatus), m, testNow) {
+				seen[tx.OrderStatus] = true
+			}
+			p := profileFor(m)
+			fs := []fulfilment{p.fulfil}
+			if p.altOdds > 0 {
+				fs = append(fs, p.alt)
+			}
+			if p.cadence.kind == billed {
+				fs = []fulfilment{fulfilDigital}
+			}
+			for _, f := range fs {
+				for _, st := range statusesOf(f, p.travel) {
+					if !seen[st] {
+						t.Errorf("%s: no %s order (statuses %v)", UserEveryStatus, st, seen)
+					}
+				}
+			}
+		})
+	}
+	netflix := merchantByID(t, 4)
+	seed := Seed{ClientID: "cli_users", ExternalUserID: UserPlanChange, MerchantID: 4}
+	subs := Subscriptions(seed, netflix, testNow)
+	if len(subs) == 0 || subs[0].Status != "ACTIVE_PLAN_CHANGE" || !strings.Contains(subs[0].Description, "Changed from ") {
+		t.Fatalf("%s at Netflix: %+v", UserPlanChange, subs)
+	}
+	names := map[string]bool{}
+	for _, tx := range History(seed, netflix, time.Time{}, testNow) {
+		names[strings.Split(tx.Products[0].Name, " — ")[0]] = true
+	}
+	if len(names) < 2 {
+		t.Errorf("%s at Netflix: billed as %v only", UserPlanChange, names)
 	}
 }
 
@@ -313,7 +393,7 @@ func TestUpdateForeignInput(t *testing.T) {
 	t.Parallel()
 	m := merchantByID(t, 1)
 	seed := seedFor(testSeeds[0], m)
-	orig := Transactions(seed, m, 1, testNow)[0]
+	orig := recent(seed, m, testNow)[0]
 	tests := []struct {
 		name   string
 		change func(*transaction.Transaction)

@@ -11,9 +11,11 @@ import (
 // Subscriptions generates the account's one to three plans at m when m
 // sells subscriptions (m.Subscription, or a streaming, software, news,
 // fitness, telecom or utilities merchant), and returns nil otherwise. The
-// plans do not depend on seed.Call: a later call observes the same plans,
-// with the same ExternalIDs and start dates, billed up to now. ID fields are
-// left empty.
+// plans do not depend on seed.Call nor on now: a later observation sees the
+// same plans, with the same ExternalIDs and start dates, billed up to now.
+// Every billing of a paid plan is a transaction of History on its billing
+// date, so LastBillingDate is the date of the plan's newest billing. A plan
+// that starts after now is left out. ID fields are left empty.
 func Subscriptions(seed Seed, m merchant.Merchant, now time.Time) []transaction.Subscription {
 	if !hasPlans(m) {
 		return nil
@@ -21,47 +23,75 @@ func Subscriptions(seed Seed, m merchant.Merchant, now time.Time) []transaction.
 	now = now.UTC().Truncate(time.Second)
 	plans := accountPlans(seed, m)
 	out := make([]transaction.Subscription, 0, len(plans))
-	for i, p := range plans {
-		start := p.start
-		switch {
-		case i > 0 && start.After(now):
-			start = out[0].StartDate // an add-on taken with the main plan
-		case start.After(now):
-			// A "now" before the simulated history: keep the day, a year back.
-			start = start.AddDate(now.Year()-start.Year()-1, 0, 0)
+	for i := range plans {
+		p := &plans[i]
+		if p.start.After(now) || p.endAt > 0 && !p.billingAt(p.endAt).After(now) {
+			continue // not taken yet, or ended
 		}
-		last, next := billingDates(start, p.cycle, now)
+		k := lastCycle(p, now)
+		status := p.status
+		if p.endAt > 0 {
+			status = "ACTIVE"
+			if k+1 == p.endAt {
+				status = "ACTIVE_CANCELLATION"
+			}
+		}
+		last, next := p.billingAt(k), p.billingAt(k+1)
+		cur := p.billedAs(k)
 		s := transaction.Subscription{
 			ExternalID:         p.externalID,
-			Name:               p.name,
-			Description:        p.desc,
+			Name:               cur.name,
+			Description:        cur.desc,
 			Merchant:           transaction.SubscriptionRef{ID: m.ID, Name: m.Name},
-			Status:             p.status,
-			BillingCycle:       p.cycle,
+			Status:             status,
+			BillingCycle:       cur.cycle,
 			NextBillingDate:    next,
 			LastBillingDate:    last,
-			StartDate:          start,
+			StartDate:          p.start,
 			NextRenewalDate:    next,
 			CancelInstructions: cancelInstructions(m),
-			IsPaid:             p.cents > 0,
-			IsFamilyPlan:       p.family,
+			IsPaid:             cur.cents > 0,
+			IsFamilyPlan:       cur.family,
 			IsCancellable:      cancellable(m),
-			Price:              transaction.SubscriptionPrice{Total: transaction.FormatCents(p.cents), Currency: "USD"},
+			Price:              transaction.SubscriptionPrice{Total: transaction.FormatCents(cur.cents), Currency: "USD"},
 		}
 		if s.Description == "" {
-			s.Description = fmt.Sprintf("%s, billed %s", p.name, cycleWords[p.cycle])
+			s.Description = fmt.Sprintf("%s, billed %s", cur.name, cycleWords[cur.cycle])
 		}
-		switch p.status {
+		if p.prev != nil && k >= p.changeAt {
+			s.Description += fmt.Sprintf(". Changed from %s on %s", p.prev.name, p.billingAt(p.changeAt).Format("Jan 2, 2006"))
+		}
+		switch status {
 		case "ACTIVE_CANCELLATION":
 			exp := next
 			s.ExpirationDate = &exp
 			s.Description += ". Canceled: access ends " + next.Format("Jan 2, 2006")
 		case "ACTIVE_PLAN_CHANGE":
-			s.Description += ". Plan change takes effect " + next.Format("Jan 2, 2006")
+			s.Description += ". Changing to " + p.pending + " on " + next.Format("Jan 2, 2006")
 		}
 		out = append(out, s)
 	}
 	return out
+}
+
+// lastCycle returns the number of the plan's last billing at or before
+// now, which must not be before its start.
+func lastCycle(p *plan, now time.Time) int64 {
+	months, days := cycleStep(p.cycle)
+	var k int64
+	if months > 0 {
+		k = int64((now.Year()-p.start.Year())*12+int(now.Month()-p.start.Month())) / int64(months)
+	} else {
+		k = int64(now.Sub(p.start) / (time.Duration(days) * 24 * time.Hour))
+	}
+	k = max(k, 0)
+	for k > 0 && p.billingAt(k).After(now) {
+		k--
+	}
+	for !p.billingAt(k + 1).After(now) {
+		k++
+	}
+	return k
 }
 
 // cycleStep returns the months and days of one billing cycle.
@@ -81,27 +111,6 @@ func cycleStep(cycle string) (months, days int) {
 		return 12, 0
 	}
 	return 1, 0
-}
-
-// billingDates returns the last billing at or before now and the next one
-// after it, counting whole cycles from start (which must not be after now).
-func billingDates(start time.Time, cycle string, now time.Time) (last, next time.Time) {
-	months, days := cycleStep(cycle)
-	at := func(k int) time.Time { return start.AddDate(0, k*months, k*days) }
-	var k int
-	if months > 0 {
-		k = ((now.Year()-start.Year())*12 + int(now.Month()-start.Month())) / months
-	} else {
-		k = int(now.Sub(start) / (time.Duration(days) * 24 * time.Hour))
-	}
-	k = max(k, 0)
-	for k > 0 && at(k).After(now) {
-		k--
-	}
-	for !at(k + 1).After(now) {
-		k++
-	}
-	return at(k), at(k + 1)
 }
 
 // cancelInstructions are the steps the merchant gives to cancel, in the

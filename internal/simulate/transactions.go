@@ -1,84 +1,152 @@
 package simulate
 
 import (
+	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"time"
 
 	"github.com/hitchdev/hitch/internal/merchant"
 	"github.com/hitchdev/hitch/internal/transaction"
 )
 
-// history is how far back generated orders go.
-const history = 730 * 24 * time.Hour
+// history is an account's history at one merchant as of now: who, what
+// they hold, and when they ordered.
+type history struct {
+	seed    Seed
+	a       *account
+	p       profile
+	now     time.Time
+	entries []entry
+}
 
-// Transactions generates n orders of the seed's account at merchant m, a
-// catalog entry, spread over the two years before now: every Datetime is at
-// or before now, in UTC, in whole seconds. The baskets, fees, statuses and
-// payments follow m's category. External ids carry seed.Call, so they are
-// unique per account across calls; ID fields are left empty for the service
-// to assign. Every order keeps the price invariants of transaction.Price and
-// transaction.PaymentMethod.
-func Transactions(seed Seed, m merchant.Merchant, n int, now time.Time) []transaction.Transaction {
-	if n <= 0 {
-		return []transaction.Transaction{}
-	}
+func newHistory(seed Seed, m merchant.Merchant, now time.Time) *history {
 	now = now.UTC().Truncate(time.Second)
-	g := &gen{r: callRand(seed, purposeOrders), a: newAccount(seed, m), now: now}
-	p := profileFor(m)
-	prefix := idPrefix(m.Domain)
-	out := make([]transaction.Transaction, 0, n)
-	for i := range n {
-		d := &draft{
-			when:     g.orderTime(p, i, n),
-			path:     p.path,
-			fulfil:   p.fulfil,
-			giftOdds: p.giftOdds,
-			taxBP:    g.a.city.taxBP,
+	seed.Call = 0 // a history belongs to the account, not to a call
+	h := &history{seed: seed, a: newAccount(seed, m), p: profileFor(m), now: now}
+	h.entries = timeline(seed, h.a, h.p, now)
+	return h
+}
+
+// History returns the orders of the seed's account at merchant m, a catalog
+// entry, placed after from and at or before now, oldest first. How many
+// there are, when, what and how much follow m's profile and the account
+// (docs/simulator.md); a merchant with plans bills each plan on its
+// billing dates. The history belongs to the account: seed.Call is ignored,
+// and an order is the same whatever now is, except that a recent order may
+// still be on its way. Every Datetime is in UTC, in whole seconds; ID
+// fields are left empty for the service to assign.
+func History(seed Seed, m merchant.Merchant, from, now time.Time) []transaction.Transaction {
+	h := newHistory(seed, m, now)
+	out := []transaction.Transaction{}
+	for _, e := range h.entries {
+		if e.when.After(from) {
+			out = append(out, h.build(e))
 		}
-		if p.altOdds > 0 && chance(g.r, p.altOdds) {
-			d.fulfil = p.alt
-		}
-		d.status = pickStatus(g.r, d.fulfil, p.travel, now.Sub(d.when))
-		fulfil := d.fulfil
-		p.build(g, d)
-		if d.fulfil != fulfil {
-			// A physical good at a digital store: an order that ships.
-			d.status = pickStatus(g.r, d.fulfil, p.travel, now.Sub(d.when))
-			d.path = "orders"
-		}
-		if d.fulfil == fulfilShip && p.gifts && chance(g.r, 0.08) {
-			d.recipient = giftRecipient(g.r)
-		}
-		t := g.assemble(d, orderID(g.r, prefix, seed.Call, i))
-		settle(g.r, &t, d.fulfil)
-		out = append(out, t)
 	}
 	return out
 }
 
-// orderTime spreads order i of n over the history window: each order falls
-// in its own slice of the window, at a local hour when people place that
-// kind of order, and never after now.
-func (g *gen) orderTime(p profile, i, n int) time.Time {
-	r := g.r
-	slot := float64(history) / float64(n)
-	at := g.now.Add(-history).Add(time.Duration((float64(i) + r.Float64()) * slot))
-	offset := time.Duration(g.a.city.utcOffset) * time.Hour
-	y, mo, day := at.Add(offset).Date()
-	span := max(p.hours[1]-p.hours[0], 1)
-	tod := time.Duration(p.hours[0]+r.IntN(span))*time.Hour +
-		time.Duration(r.IntN(60))*time.Minute + time.Duration(r.IntN(60))*time.Second
-	t := time.Date(y, mo, day, 0, 0, 0, 0, time.UTC).Add(tod - offset)
-	if t.After(g.now) {
-		t = g.now.Add(-time.Duration(60+r.IntN(3*3600)) * time.Second)
+// build makes the order of entry e. Each order draws from its own stream,
+// so it does not depend on the orders before it.
+func (h *history) build(e entry) transaction.Transaction {
+	s := h.seed
+	kind := "order"
+	if e.billing() {
+		kind = "billing/" + strconv.Itoa(e.plan)
 	}
-	return t.Truncate(time.Second)
+	r := newRand(purposeOrders, s.ClientID, s.ExternalUserID, strconv.FormatInt(s.MerchantID, 10), kind,
+		strconv.FormatInt(e.n, 10), e.forced, strconv.Itoa(e.variant))
+	g := &gen{r: r, a: h.a, now: h.now}
+	p := h.p
+	d := &draft{when: e.when, path: p.path, fulfil: p.fulfil, giftOdds: p.giftOdds, taxBP: h.a.city.taxBP}
+	prefix := idPrefix(h.a.m.Domain)
+	var id string
+	if e.billing() {
+		pl := &h.a.plans[e.plan]
+		d.fulfil = fulfilDigital
+		d.status = billingStatus(r, h.now.Sub(e.when))
+		bill(g, d, pl, e.n)
+		id = fmt.Sprintf("%s-%d%04d-%s", prefix, e.plan+1, e.n, randString(r, digits, 6))
+	} else {
+		if p.altOdds > 0 && chance(r, p.altOdds) {
+			d.fulfil = p.alt
+		}
+		if e.forced != "" {
+			d.fulfil = e.fulfil
+		}
+		d.status = h.status(r, e, d.fulfil)
+		fulfil := d.fulfil
+		if p.cadence.kind == billed {
+			oneOff(g, d)
+		} else {
+			p.build(g, d)
+		}
+		if d.fulfil != fulfil {
+			// A physical good at a digital store: an order that ships.
+			d.status = h.status(r, e, d.fulfil)
+			d.path = "orders"
+		}
+		if d.fulfil == fulfilShip && p.gifts && chance(r, 0.08) {
+			d.recipient = giftRecipient(r)
+		}
+		id = fmt.Sprintf("%s-%06d-%s", prefix, e.n, randString(r, digits, 6))
+	}
+	t := g.assemble(d, id)
+	settle(r, &t, d.fulfil, e.variant)
+	return t
 }
 
-// pickStatus draws a status plausible for an order of fulfilment f placed
-// age ago: recent orders may still be on their way, old ones are done.
-func pickStatus(r *rand.Rand, f fulfilment, travel bool, age time.Duration) string {
+// status is the status of an order of fulfilment f: the one a test user's
+// order must take, or a final status drawn for the order, which a recent
+// order has not reached yet.
+func (h *history) status(r *rand.Rand, e entry, f fulfilment) string {
+	if e.forced != "" {
+		sts := statusesOf(f, h.p.travel)
+		for _, st := range sts {
+			if st == e.forced {
+				return st
+			}
+		}
+		return sts[len(sts)-1]
+	}
+	final := finalStatus(r, f, h.p.travel)
+	return inFlight(r, final, f, h.p.travel, h.now.Sub(e.when))
+}
+
+// finalStatus draws where an order of fulfilment f ends. It does not
+// depend on now, so an order keeps its fate whenever it is observed.
+func finalStatus(r *rand.Rand, f fulfilment, travel bool) string {
+	switch f {
+	case fulfilShip:
+		return pickWeighted(r, []choice[string]{{transaction.StatusDelivered, 87}, {transaction.StatusReturned, 6},
+			{transaction.StatusRefunded, 3}, {transaction.StatusCancelled, 2}, {transaction.StatusFailed, 2}})
+	case fulfilDeliver:
+		return pickWeighted(r, []choice[string]{{transaction.StatusDelivered, 93},
+			{transaction.StatusRefunded, 5}, {transaction.StatusCancelled, 2}})
+	case fulfilPickup:
+		return pickWeighted(r, []choice[string]{{transaction.StatusPickedUp, 95},
+			{transaction.StatusRefunded, 3}, {transaction.StatusCancelled, 2}})
+	case fulfilService:
+		if travel {
+			return pickWeighted(r, []choice[string]{{transaction.StatusCompleted, 91},
+				{transaction.StatusRefunded, 5}, {transaction.StatusCancelled, 4}})
+		}
+		return pickWeighted(r, []choice[string]{{transaction.StatusCompleted, 95},
+			{transaction.StatusCancelled, 3}, {transaction.StatusRefunded, 2}})
+	}
+	return pickWeighted(r, []choice[string]{{transaction.StatusCompleted, 96},
+		{transaction.StatusRefunded, 2}, {transaction.StatusFailed, 2}})
+}
+
+// inFlight returns the status an order bound for final shows age after it
+// was placed: a parcel is ORDERED, then SHIPPED; a booking is BILLED until
+// the trip. Failed and canceled orders end at once.
+func inFlight(r *rand.Rand, final string, f fulfilment, travel bool, age time.Duration) string {
 	const day = 24 * time.Hour
+	if final == transaction.StatusFailed || final == transaction.StatusCancelled {
+		return final
+	}
 	switch f {
 	case fulfilShip:
 		switch {
@@ -89,36 +157,35 @@ func pickStatus(r *rand.Rand, f fulfilment, travel bool, age time.Duration) stri
 		case age < 7*day:
 			return transaction.StatusDelivered
 		}
-		return pickWeighted(r, []choice[string]{{transaction.StatusDelivered, 86}, {transaction.StatusReturned, 7},
-			{transaction.StatusRefunded, 3}, {transaction.StatusCancelled, 2}, {transaction.StatusFailed, 2}})
 	case fulfilDeliver:
 		if age < 90*time.Minute {
 			return transaction.StatusOrdered
 		}
-		return pickWeighted(r, []choice[string]{{transaction.StatusDelivered, 92},
-			{transaction.StatusRefunded, 5}, {transaction.StatusCancelled, 3}})
 	case fulfilPickup:
 		if age < 3*time.Hour {
 			return transaction.StatusOrdered
 		}
-		return pickWeighted(r, []choice[string]{{transaction.StatusPickedUp, 94},
-			{transaction.StatusRefunded, 4}, {transaction.StatusCancelled, 2}})
 	case fulfilService:
-		if travel {
-			if age < 7*day {
-				return transaction.StatusBilled // booked, trip still ahead
-			}
-			return pickWeighted(r, []choice[string]{{transaction.StatusCompleted, 90},
-				{transaction.StatusRefunded, 6}, {transaction.StatusCancelled, 4}})
+		if travel && age < 7*day {
+			return transaction.StatusBilled // booked, trip still ahead
 		}
-		return pickWeighted(r, []choice[string]{{transaction.StatusCompleted, 94},
-			{transaction.StatusCancelled, 3}, {transaction.StatusRefunded, 3}})
+	case fulfilDigital:
+		if age < 3*day && chance(r, 0.6) {
+			return transaction.StatusBilled
+		}
 	}
-	if age < 3*day && chance(r, 0.6) {
+	return final
+}
+
+// billingStatus is the status of a plan's billing: charged, now and then
+// declined or refunded.
+func billingStatus(r *rand.Rand, age time.Duration) string {
+	st := pickWeighted(r, []choice[string]{{transaction.StatusCompleted, 975},
+		{transaction.StatusFailed, 15}, {transaction.StatusRefunded, 10}})
+	if st == transaction.StatusCompleted && age < 24*time.Hour {
 		return transaction.StatusBilled
 	}
-	return pickWeighted(r, []choice[string]{{transaction.StatusCompleted, 95},
-		{transaction.StatusRefunded, 3}, {transaction.StatusFailed, 2}})
+	return st
 }
 
 // giftRecipient is someone else the account holder ships a present to.

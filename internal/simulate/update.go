@@ -61,12 +61,18 @@ func Update(seed Seed, t transaction.Transaction, now time.Time) transaction.Tra
 		u.OrderStatus = transaction.StatusRefunded // the returned items arrived back
 	case transaction.StatusFailed:
 		if u.Shipping != nil {
-			u.OrderStatus = transaction.StatusCancelled
-		} else {
-			u.OrderStatus = transaction.StatusCompleted // the retried charge went through
+			u.OrderStatus = transaction.StatusCancelled // still nothing charged
+		} else if len(u.PaymentMethods) > 0 {
+			// The retried charge went through, on the card.
+			u.OrderStatus = transaction.StatusCompleted
+			pm := u.PaymentMethods[len(u.PaymentMethods)-1]
+			pm.TransactionAmount = u.Price.Total
+			u.PaymentMethods = []transaction.PaymentMethod{pm}
 		}
 	case transaction.StatusCancelled:
-		changeTotal(&u, "REFUND", "Refund: order canceled", -totalCents(&u))
+		if charged(&u) {
+			changeTotal(&u, "REFUND", "Refund: order canceled", -totalCents(&u))
+		}
 	case transaction.StatusRefunded:
 		changeTotal(&u, "REFUND", "Refund: remaining balance", -totalCents(&u))
 	}
@@ -76,35 +82,70 @@ func Update(seed Seed, t transaction.Transaction, now time.Time) transaction.Tra
 	return u
 }
 
-// settle applies to a new order the money side of its status: what was
-// returned, refunded or canceled is refunded with REFUND adjustments.
-func settle(r *rand.Rand, t *transaction.Transaction, f fulfilment) {
+// settle applies to a new order the money side of its status. A FAILED
+// order, and an order CANCELLED before it was charged, keep their payment
+// methods at 0.00: nothing was charged. What was returned, refunded or
+// canceled after the charge is refunded with REFUND adjustments, and the
+// payment methods keep what they were left with, 0.00 when refunded in
+// full. variant chooses for a test user's order: 1 a partial refund or a
+// cancellation never charged, 2 a full refund or a charged one; 0 draws.
+func settle(r *rand.Rand, t *transaction.Transaction, f fulfilment, variant int) {
 	switch t.OrderStatus {
+	case transaction.StatusFailed:
+		uncharged(t)
 	case transaction.StatusReturned:
 		refundItem(r, t, "Return: ", false)
 	case transaction.StatusRefunded:
+		partial := variant == 1 || variant == 0 && (f == fulfilDeliver || f == fulfilPickup || isRide(t) ||
+			f == fulfilShip && chance(r, 0.3))
 		switch {
+		case !partial:
+			changeTotal(t, "REFUND", "Refund", -totalCents(t))
+		case isRide(t):
+			changeTotal(t, "REFUND", "Fare adjustment", -percent(totalCents(t), float64(between(r, 10, 40))))
 		case f == fulfilDeliver:
 			refundItem(r, t, "Refund: missing item — ", true)
 		case f == fulfilPickup:
 			refundItem(r, t, "Refund: returned in store — ", true)
-		case isRide(t):
-			changeTotal(t, "REFUND", "Fare adjustment", -percent(totalCents(t), float64(between(r, 10, 40))))
+		case len(t.Products) == 1 && t.Products[0].Quantity == 1:
+			// One item: a partial credit, not the item.
+			changeTotal(t, "REFUND", "Refund: partial credit", -percent(totalCents(t), float64(between(r, 20, 50))))
 		default:
-			changeTotal(t, "REFUND", "Refund", -totalCents(t))
+			refundItem(r, t, "Refund: ", false)
 		}
 	case transaction.StatusCancelled:
 		switch {
 		case isRide(t):
-			// The cancellation fee is the whole order.
+			// The cancellation fee is the whole order, and is charged.
 		case f == fulfilService:
+			// Bookings are charged when made; canceling costs a fee.
 			total := totalCents(t)
 			fee := min(total/2, between(r, 2500, 10000))
 			changeTotal(t, "REFUND", "Refund: reservation canceled, less cancellation fee", fee-total)
-		case f != fulfilShip || chance(r, 0.6):
+		case variant == 1 || variant == 0 && f == fulfilShip && chance(r, 0.5):
+			uncharged(t) // canceled before it was charged
+		default:
 			changeTotal(t, "REFUND", "Refund: order canceled", -totalCents(t))
 		}
 	}
+}
+
+// uncharged sets every payment method of t to 0.00: the charge was
+// declined or never made. The price still shows what the order was.
+func uncharged(t *transaction.Transaction) {
+	for i := range t.PaymentMethods {
+		t.PaymentMethods[i].TransactionAmount = "0.00"
+	}
+}
+
+// charged reports whether any payment method of t was charged.
+func charged(t *transaction.Transaction) bool {
+	for _, pm := range t.PaymentMethods {
+		if cents(pm.TransactionAmount) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // refundItem refunds one product line (or one unit of it) at the price the
@@ -149,7 +190,8 @@ func changeTotal(t *transaction.Transaction, typ, label string, amount int64) {
 
 // rebalance moves the payment methods' amounts by delta cents: an increase
 // goes on the card, a refund goes back to the card first and to gift cards
-// and points last. A method left with nothing is dropped.
+// and points last. A method refunded in full stays, at 0.00: the order was
+// paid with it.
 func rebalance(pms []transaction.PaymentMethod, delta int64) []transaction.PaymentMethod {
 	if len(pms) == 0 {
 		return []transaction.PaymentMethod{}
@@ -180,10 +222,8 @@ func rebalance(pms []transaction.PaymentMethod, delta int64) []transaction.Payme
 	}
 	out := make([]transaction.PaymentMethod, 0, len(pms))
 	for i, pm := range pms {
-		if amounts[i] > 0 {
-			pm.TransactionAmount = transaction.FormatCents(amounts[i])
-			out = append(out, pm)
-		}
+		pm.TransactionAmount = transaction.FormatCents(amounts[i])
+		out = append(out, pm)
 	}
 	return out
 }

@@ -363,6 +363,24 @@ func normalizeSubscription(s *Subscription) {
 	}
 }
 
+// StoredExternalIDs reports which of externalIDs the linked account already
+// has, so that a connector that replays a history ingests only what is new.
+func (s *Service) StoredExternalIDs(ctx context.Context, k AccountKey, externalIDs []string) (map[string]bool, error) {
+	_, a, err := s.account(ctx, s.store, k)
+	if err != nil {
+		return nil, err
+	}
+	digests, err := s.store.TransactionDigests(ctx, k.ClientID, a.ID, externalIDs)
+	if err != nil {
+		return nil, fmt.Errorf("transaction: stored ids: %w", err)
+	}
+	out := make(map[string]bool, len(digests))
+	for id := range digests {
+		out[id] = true
+	}
+	return out, nil
+}
+
 // LastPosition is the sync position of the account's newest transaction
 // (0 when it has none).
 func (s *Service) LastPosition(ctx context.Context, k AccountKey) (int64, error) {

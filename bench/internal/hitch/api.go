@@ -127,9 +127,13 @@ func FetchAccount(ctx context.Context, api *APIClient) ([]byte, error) {
 	return body, nil
 }
 
-// The sync fixture: ExternalUserID's account at SyncMerchantID, linked with
+// The sync fixture: SyncUser's account at SyncMerchantID, linked with
 // transactions, whose first page of SyncLimit is the request under load.
 const (
+	// SyncUser is the simulator's test user with 10,000 orders at every
+	// merchant (docs/simulator.md): an ordinary user's history may hold
+	// fewer than a page.
+	SyncUser       = "user_10000_orders"
 	SyncMerchantID = 1
 	// SyncLimit is the page size asked for: the API's maximum.
 	SyncLimit = 100
@@ -144,15 +148,16 @@ func SyncBody() []byte {
 		ExternalUserID string `json:"external_user_id"`
 		MerchantID     int    `json:"merchant_id"`
 		Limit          int    `json:"limit"`
-	}{ExternalUserID, SyncMerchantID, SyncLimit}) // cannot fail
+	}{SyncUser, SyncMerchantID, SyncLimit}) // cannot fail
 	return b
 }
 
-// LinkTransactions links SyncMerchantID to ExternalUserID for transactions;
-// Hitch's simulator stores a call's worth of them (205) before answering.
+// LinkTransactions links SyncMerchantID to SyncUser for transactions;
+// Hitch's simulator stores the last two years of them (10,000) before
+// answering.
 func LinkTransactions(ctx context.Context, api *APIClient) error {
 	_, err := api.PostJSON(ctx, "/development/accounts/link", map[string]any{
-		"external_user_id": ExternalUserID,
+		"external_user_id": SyncUser,
 		"merchant_id":      SyncMerchantID,
 		"transactions":     map[string]any{"new": true},
 	})

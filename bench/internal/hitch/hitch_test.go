@@ -141,7 +141,7 @@ func TestSyncFixture(t *testing.T) {
 		Limit          int     `json:"limit"`
 		Cursor         *string `json:"cursor"`
 	}
-	if err := json.Unmarshal(SyncBody(), &sync); err != nil || sync.ExternalUserID != ExternalUserID ||
+	if err := json.Unmarshal(SyncBody(), &sync); err != nil || sync.ExternalUserID != SyncUser ||
 		sync.MerchantID != SyncMerchantID || sync.Limit != SyncLimit || sync.Cursor != nil {
 		t.Errorf("SyncBody() = %s, %v", SyncBody(), err)
 	}
@@ -165,7 +165,7 @@ func TestSyncFixture(t *testing.T) {
 	if err := LinkTransactions(context.Background(), l.API(srv.URL)); err != nil {
 		t.Fatal(err)
 	}
-	if link.ExternalUserID != ExternalUserID || link.MerchantID != SyncMerchantID || !link.Transactions.New {
-		t.Errorf("linked %+v; want %s at merchant %d with new transactions", link, ExternalUserID, SyncMerchantID)
+	if link.ExternalUserID != SyncUser || link.MerchantID != SyncMerchantID || !link.Transactions.New {
+		t.Errorf("linked %+v; want %s at merchant %d with new transactions", link, SyncUser, SyncMerchantID)
 	}
 }

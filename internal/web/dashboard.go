@@ -95,7 +95,8 @@ func (h *Handler) mountDashboard(cfg *Config) error {
 	d.origin.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		d.renderError(w, r, nil, http.StatusForbidden, "This form was sent from another site and was refused.")
 	}))
-	funcs := template.FuncMap{"asset": h.assetURL, "shortTime": shortTime, "can": can, "sameWords": sameWords}
+	funcs := template.FuncMap{"asset": h.assetURL, "shortTime": shortTime, "can": can, "sameWords": sameWords,
+		"latency": latencyMS, "list": func(s ...string) []string { return s }}
 	base, err := template.New("").Funcs(funcs).ParseFS(dashboardFS, "templates/dashboard/layout.html")
 	if err != nil {
 		return fmt.Errorf("web: dashboard layout: %w", err)
@@ -140,6 +141,9 @@ func (h *Handler) mountDashboard(cfg *Config) error {
 	handle("GET /dashboard/audit", d.authed(d.auditLog))
 	handle("GET "+linkSettingsPath, d.authed(d.linkSettings))
 	handle("POST "+linkSettingsPath+"/origins", d.authed(d.setLinkOrigins))
+	if err := d.mountRequestLog(base, handle); err != nil {
+		return err
+	}
 	return nil
 }
 

@@ -93,7 +93,7 @@ func RedactBody(path, contentType string, body []byte, size int, overflow bool) 
 	var out Body
 	if obj, ok := v.(map[string]any); ok {
 		if s, ok := obj["external_user_id"].(string); ok {
-			out.ExternalUserID = cleanText(s, 256)
+			out.ExternalUserID = redactString(cleanText(s, 256))
 		}
 		if s, ok := obj["error_code"].(string); ok {
 			out.ErrorCode = cleanText(s, 100)
@@ -158,7 +158,7 @@ func RedactQuery(path, rawQuery string) (query, externalUserID string) {
 		return "[query not kept: it could not be parsed]", ""
 	}
 	if ids := values["external_user_id"]; len(ids) > 0 {
-		externalUserID = cleanText(ids[0], 256)
+		externalUserID = redactString(cleanText(ids[0], 256))
 	}
 	keys := make([]string, 0, len(values))
 	for k := range values {

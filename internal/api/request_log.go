@@ -15,10 +15,11 @@ import (
 // copies up to reqlog.MaxCapturedBody of each body and queues the copy;
 // redaction and the insert happen on the writer's goroutine.
 func (s *Server) logged(next http.Handler) http.Handler {
-	if s.RequestLog == nil {
-		return next
-	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.RequestLog == nil {
+			next.ServeHTTP(w, r)
+			return
+		}
 		start := time.Now()
 		at := start
 		if s.Now != nil {

@@ -113,8 +113,8 @@ func redactValue(path string, v any) any {
 	switch v := v.(type) {
 	case map[string]any:
 		for k, val := range v {
-			if secretKey(path, k) && val != nil {
-				v[k] = Redacted
+			if secretKey(path, k) {
+				v[k] = redactAll(val)
 				continue
 			}
 			v[k] = redactValue(path, val)
@@ -134,6 +134,27 @@ func redactValue(path string, v any) any {
 		return v
 	}
 	return v
+}
+
+// redactAll replaces every value within v, keeping the keys of objects
+// and the length of arrays, so that the log still shows which fields were
+// sent.
+func redactAll(v any) any {
+	switch v := v.(type) {
+	case nil:
+		return nil
+	case map[string]any:
+		for k, val := range v {
+			v[k] = redactAll(val)
+		}
+		return v
+	case []any:
+		for i := range v {
+			v[i] = redactAll(v[i])
+		}
+		return v
+	}
+	return Redacted
 }
 
 // redactString redacts a string holding one of Hitch's bearer values, and
@@ -183,7 +204,10 @@ func RedactQuery(path, rawQuery string) (query, externalUserID string) {
 }
 
 // maskCardNumbers replaces every run of 12 to 19 digits (single spaces or
-// dashes between them allowed) that passes the Luhn check.
+// dashes between them allowed) that starts as the card networks' numbers
+// do (2 to 6: Mastercard, Amex, Diners, JCB, Visa, Maestro, Discover,
+// UnionPay) and passes the Luhn check. The first digit keeps ids made of
+// Unix times (1…) from being masked one time in ten.
 func maskCardNumbers(s string) string {
 	var out strings.Builder
 	last, digits := 0, make([]byte, 0, 19)
@@ -204,7 +228,7 @@ func maskCardNumbers(s string) string {
 				break
 			}
 		}
-		if len(digits) >= 12 && len(digits) <= 19 && luhn(digits) {
+		if len(digits) >= 12 && len(digits) <= 19 && digits[0] >= '2' && digits[0] <= '6' && luhn(digits) {
 			out.WriteString(s[last:i])
 			out.WriteString("[redacted card number]")
 			last = end

@@ -7,6 +7,7 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -58,6 +59,8 @@ type Writer struct {
 	closing sync.Once
 	dropped prometheus.Counter
 	written prometheus.Counter
+	// nDropped and nWritten are the counters' values, for Stats.
+	nDropped, nWritten atomic.Int64
 }
 
 // item is a captured request, or a flush marker closed once everything
@@ -86,6 +89,9 @@ func (w *Writer) Register(reg prometheus.Registerer) error {
 	return reg.Register(w.written)
 }
 
+// Stats reports how many requests were written and dropped so far.
+func (w *Writer) Stats() (written, dropped int64) { return w.nWritten.Load(), w.nDropped.Load() }
+
 // Record queues c for writing, or drops it when the queue is full: it
 // never blocks.
 func (w *Writer) Record(c *Captured) {
@@ -94,6 +100,7 @@ func (w *Writer) Record(c *Captured) {
 	case w.queue <- item{c: c}:
 	default:
 		w.dropped.Inc()
+		w.nDropped.Add(1)
 		releaseCapture(c)
 	}
 }
@@ -203,10 +210,12 @@ func (w *Writer) write(batch []*Captured) {
 	defer cancel()
 	if err := w.store.RequestLogInsert(ctx, entries); err != nil {
 		w.dropped.Add(float64(len(entries)))
+		w.nDropped.Add(int64(len(entries)))
 		w.log.Warn("request log: insert failed", "requests", len(entries), "error", err)
 		return
 	}
 	w.written.Add(float64(len(entries)))
+	w.nWritten.Add(int64(len(entries)))
 }
 
 // Redact turns a captured request into the row stored: bodies and query

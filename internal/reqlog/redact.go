@@ -26,12 +26,15 @@ const Redacted = "[redacted]"
 const truncatedMark = "\n[truncated]"
 
 // secretKeys are the object keys whose values are never kept, whatever
-// they hold (lower case). Besides them, any key holding "secret",
+// they hold (lower case): the whole value is replaced, so that not even
+// the field names of a card are stored. Besides them, any key holding "secret",
 // "password", "token" or "encrypted" is redacted (secretWords).
 var secretKeys = map[string]bool{
 	"session": true, "jwe": true, "card": true, "number": true, "cvv": true, "cvc": true, "expiration": true,
 	"expiry": true, "otp": true, "answer": true, "answers": true, "authorization": true, "api_key": true,
 	"pin": true, "credentials": true, "cookie": true, "signature": true,
+	// Detection's inputs are sealed at rest wherever Hitch keeps them.
+	"email": true, "phone_number": true, "phone": true,
 }
 
 var secretWords = []string{"secret", "password", "token", "encrypted"}
@@ -113,8 +116,8 @@ func redactValue(path string, v any) any {
 	switch v := v.(type) {
 	case map[string]any:
 		for k, val := range v {
-			if secretKey(path, k) {
-				v[k] = redactAll(val)
+			if secretKey(path, k) && val != nil {
+				v[k] = Redacted
 				continue
 			}
 			v[k] = redactValue(path, val)
@@ -134,27 +137,6 @@ func redactValue(path string, v any) any {
 		return v
 	}
 	return v
-}
-
-// redactAll replaces every value within v, keeping the keys of objects
-// and the length of arrays, so that the log still shows which fields were
-// sent.
-func redactAll(v any) any {
-	switch v := v.(type) {
-	case nil:
-		return nil
-	case map[string]any:
-		for k, val := range v {
-			v[k] = redactAll(val)
-		}
-		return v
-	case []any:
-		for i := range v {
-			v[i] = redactAll(v[i])
-		}
-		return v
-	}
-	return Redacted
 }
 
 // redactString redacts a string holding one of Hitch's bearer values, and

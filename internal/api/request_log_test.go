@@ -95,8 +95,9 @@ func TestRequestLogRecordsRequests(t *testing.T) {
 	})
 }
 
-// No API secret, session value, card number, CVV, cardholder detail or
-// webhook signing secret reaches the stored request log or its pages.
+// No API secret, session value, card number, CVV, cardholder detail,
+// webhook signing secret or merchant password reaches the stored request
+// log or its pages.
 func TestRequestLogRedactsSecrets(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, h *harness) {
@@ -126,13 +127,20 @@ func TestRequestLogRedactsSecrets(t *testing.T) {
 		h.do("POST", "/card", fmt.Sprintf(`{"task_id": "%s", "jwe": "%s"}`, spaced, cvv), nil)
 		h.do("POST", "/card", fmt.Sprintf(`{"task_id": 1, "card": {"number": "%s", "cvv": "%s", "extra`, number, cvv), nil)
 		h.do("GET", "/accounts/get?external_user_id="+number+"&merchant_id=1", nil, nil)
+		// A merchant password goes through the hosted flow, which no
+		// developer credentials authenticate (not logged), and one sent to
+		// the API by mistake is redacted.
+		const merchantPassword = "merchant-password-canary-31"
+		h.flowCall("/link/api/login", session.Session, map[string]any{"merchant_id": 1, "username": "ada",
+			"password": merchantPassword, "entry_point": "onboarding"})
+		h.do("POST", "/session/create", map[string]any{"type": "link", "external_user_id": "u", "password": merchantPassword}, nil)
 
 		logs := h.requestLogs(h.clientID, store.RequestLogListParams{})
-		if len(logs) != 10 {
-			t.Fatalf("%d requests logged, want 10", len(logs))
+		if len(logs) != 11 {
+			t.Fatalf("%d requests logged, want 11", len(logs))
 		}
 		canaries := []string{h.secret, basic(h.clientID, h.secret), session.Session, endpoint.Secret, number, spaced, cvv,
-			"Canarylastname"}
+			"Canarylastname", merchantPassword}
 		if rotatedSecret.Secret != "" {
 			canaries = append(canaries, rotatedSecret.Secret)
 		}

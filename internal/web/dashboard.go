@@ -95,8 +95,7 @@ func (h *Handler) mountDashboard(cfg *Config) error {
 	d.origin.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		d.renderError(w, r, nil, http.StatusForbidden, "This form was sent from another site and was refused.")
 	}))
-	funcs := template.FuncMap{"asset": h.assetURL, "shortTime": shortTime, "can": can, "sameWords": sameWords,
-		"latency": latencyMS, "list": func(s ...string) []string { return s }}
+	funcs := template.FuncMap{"asset": h.assetURL, "shortTime": shortTime, "can": can, "sameWords": sameWords}
 	base, err := template.New("").Funcs(funcs).ParseFS(dashboardFS, "templates/dashboard/layout.html")
 	if err != nil {
 		return fmt.Errorf("web: dashboard layout: %w", err)

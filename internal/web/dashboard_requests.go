@@ -25,8 +25,9 @@ const requestsPath = "/dashboard/requests"
 // read them: they show nothing a viewer may not see (bodies are redacted
 // before they are stored).
 func (d *dashboard) mountRequestLog(base *template.Template, handle func(string, http.HandlerFunc)) error {
+	funcs := template.FuncMap{"latency": latencyMS, "list": func(s ...string) []string { return s }}
 	for _, name := range []string{"requests", "request"} {
-		t, err := template.Must(base.Clone()).ParseFS(dashboardFS, "templates/dashboard/"+name+".html")
+		t, err := template.Must(base.Clone()).Funcs(funcs).ParseFS(dashboardFS, "templates/dashboard/"+name+".html")
 		if err != nil {
 			return fmt.Errorf("web: dashboard page %s: %w", name, err)
 		}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"time"
 
 	"github.com/hitchdev/hitch/internal/app"
 	"github.com/hitchdev/hitch/internal/config"
@@ -100,4 +101,15 @@ func newHitch(ctx context.Context, cfg *config.Config, logOut io.Writer) (*hitch
 	return &hitch{a}, nil
 }
 
-func (h *hitch) Close() error { return h.Store.Close() }
+// Close writes the request log's queued requests (within a few seconds),
+// then closes the store.
+func (h *hitch) Close() error {
+	if h.RequestLog != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := h.RequestLog.Close(ctx); err != nil {
+			h.Log.Warn("request log: queued requests were not written", "error", err)
+		}
+	}
+	return h.Store.Close()
+}

@@ -254,7 +254,7 @@ func browserScripts(t *testing.T) (node, dir string) {
 	t.Helper()
 	files := map[string][]byte{}
 	for _, name := range []string{"package.json", "package-lock.json", "flow.mjs", "dashboard.mjs", "crossorigin.mjs", "timers.mjs", "production.mjs",
-		"knotapi.mjs", "newcomer.mjs", "health.mjs"} {
+		"knotapi.mjs", "newcomer.mjs", "health.mjs", "requests.mjs"} {
 		b, err := os.ReadFile(filepath.Join("testdata", "browser", name))
 		if err != nil {
 			t.Fatal(err)

@@ -27,6 +27,7 @@ import (
 	"github.com/hitchdev/hitch/internal/link"
 	"github.com/hitchdev/hitch/internal/merchant"
 	"github.com/hitchdev/hitch/internal/ratelimit"
+	"github.com/hitchdev/hitch/internal/reqlog"
 	"github.com/hitchdev/hitch/internal/respcache"
 	"github.com/hitchdev/hitch/internal/session"
 	"github.com/hitchdev/hitch/internal/simulate"
@@ -60,6 +61,8 @@ type Deps struct {
 	Links *link.Service
 	// Audit records the management API's changes (docs/audit.md).
 	Audit *audit.Log
+	// RequestLog records the developer-authenticated requests (nil: off).
+	RequestLog *reqlog.Writer
 	// Pages, when set, serves the web pages (the hosted link flow, the web
 	// SDK, the demo) beside the API: see routes.
 	Pages Pages
@@ -166,7 +169,7 @@ const (
 // authed adapts a handler that needs a developer's Basic credentials of this
 // deployment's environment, and applies the client's rate limit.
 func (s *Server) authed(h handlerFunc) http.Handler {
-	return s.public(func(w http.ResponseWriter, r *http.Request) error {
+	return s.logged(s.public(func(w http.ResponseWriter, r *http.Request) error {
 		id, secret, ok := r.BasicAuth()
 		if !ok {
 			return errInvalidCredentials()
@@ -185,18 +188,20 @@ func (s *Server) authed(h handlerFunc) http.Handler {
 				return err
 			}
 		}
-		if s.limiter != nil {
-			if ok, retry := s.limiter.Allow(client.ID); !ok {
-				return errRateLimited(retry)
-			}
-		}
+		// The developer is known before the rate limit: a refused request
+		// is theirs too (the access log and the request log name them).
 		if st := stateFrom(r.Context()); st != nil {
 			st.client = client
 		} else {
 			r = r.WithContext(context.WithValue(r.Context(), requestStateKey{}, &requestState{client: client}))
 		}
+		if s.limiter != nil {
+			if ok, retry := s.limiter.Allow(client.ID); !ok {
+				return errRateLimited(retry)
+			}
+		}
 		return h(w, r)
-	})
+	}))
 }
 
 // clientIP is the address the request came from: behind trusted proxies,

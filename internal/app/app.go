@@ -31,6 +31,7 @@ import (
 	"github.com/hitchdev/hitch/internal/member"
 	"github.com/hitchdev/hitch/internal/merchant"
 	"github.com/hitchdev/hitch/internal/queue"
+	"github.com/hitchdev/hitch/internal/reqlog"
 	"github.com/hitchdev/hitch/internal/seal"
 	"github.com/hitchdev/hitch/internal/session"
 	"github.com/hitchdev/hitch/internal/simulate"
@@ -85,6 +86,9 @@ type App struct {
 	Members *member.Service
 	Metrics *prometheus.Registry
 	Catalog *merchant.Catalog
+	// RequestLog records the developers' API requests (nil when
+	// --request-log-retention is 0); Close it after the server stops.
+	RequestLog *reqlog.Writer
 	// API is the HTTP handler: the API, the hosted flow, the dashboard.
 	API *api.Server
 
@@ -140,6 +144,13 @@ func New(cfg *config.Config, d Deps) (*App, error) {
 			return a.Detections.SettleTx(ctx, ex, wk)
 		}})
 	a.Work.AddWorkers(workers)
+	// The pruning job runs even with the log off, so that turning it off
+	// deletes what it kept.
+	pruner := &reqlog.Pruner{Store: st, Retention: cfg.RequestLogRetention, Now: now}
+	pruner.AddWorkers(workers)
+	if cfg.RequestLogRetention > 0 {
+		a.RequestLog = reqlog.NewWriter(st, d.Log)
+	}
 	var err error
 	a.Queue, err = queue.New(st, queue.Config{
 		Logger:            d.Log.With("component", "river"),
@@ -147,7 +158,7 @@ func New(cfg *config.Config, d Deps) (*App, error) {
 		WebhookWorkers:    cfg.WebhookWorkers,
 		JobTimeout:        cmp.Or(cfg.WebhookTimeout, webhook.DefaultTimeout) + queue.RecordSlack,
 		FetchPollInterval: d.JobPollInterval,
-		PeriodicJobs:      a.Work.PeriodicJobs(),
+		PeriodicJobs:      append(a.Work.PeriodicJobs(), pruner.PeriodicJobs()...),
 	})
 	if err != nil {
 		return nil, err
@@ -202,6 +213,11 @@ func New(cfg *config.Config, d Deps) (*App, error) {
 	if err := a.Work.Metrics().Register(a.Metrics); err != nil {
 		return nil, err
 	}
+	if a.RequestLog != nil {
+		if err := a.RequestLog.Register(a.Metrics); err != nil {
+			return nil, err
+		}
+	}
 	a.API = api.New(api.Deps{
 		Env:            cfg.Env,
 		Store:          st,
@@ -218,6 +234,7 @@ func New(cfg *config.Config, d Deps) (*App, error) {
 		Work:           a.Work,
 		Links:          a.Links,
 		Audit:          a.Audit,
+		RequestLog:     a.RequestLog,
 		Pages:          pages,
 		Metrics:        a.Metrics,
 		Catalog:        catalog,

@@ -69,6 +69,10 @@ type Config struct {
 	// SecretGrace is how long a rotated-out client secret keeps working.
 	// Default 24h.
 	SecretGrace time.Duration
+	// RequestLogRetention is how long the request log keeps each API
+	// request of a developer; 0 turns the request log off. Default 336h
+	// (14 days).
+	RequestLogRetention time.Duration
 	// DebugAddr, when set, serves Go's pprof profiles on a separate
 	// listener for operators (keep it on loopback). Default off.
 	DebugAddr string
@@ -168,6 +172,8 @@ func NewFlagSet(name string, getenv func(string) string) *FlagSet {
 	f.integer(&c.CacheMiB, "cache-size", "HITCH_CACHE_SIZE", 32, "MiB for account listings and sync pages served again while unchanged; 0 turns it off")
 	f.duration(&c.ShutdownTimeout, "shutdown-timeout", "HITCH_SHUTDOWN_TIMEOUT", 15*time.Second, "time in-flight requests and then running jobs get to finish on shutdown, together")
 	f.duration(&c.SecretGrace, "secret-grace", "HITCH_SECRET_GRACE", 24*time.Hour, "how long a rotated-out client secret keeps working")
+	f.duration(&c.RequestLogRetention, "request-log-retention", "HITCH_REQUEST_LOG_RETENTION", 14*24*time.Hour,
+		"how long the request log keeps each API request (0 turns it off)")
 	f.str(&c.DebugAddr, "debug-addr", "HITCH_DEBUG_ADDR", "", "address for pprof profiles, e.g. 127.0.0.1:6060 (default off)")
 	f.durations(&c.WebhookRetrySchedule, "webhook-retry-schedule", "HITCH_WEBHOOK_RETRY_SCHEDULE",
 		"0s,5s,5m,30m,2h,5h,10h,10h", "wait before each webhook delivery attempt, the first being 0s")
@@ -427,6 +433,9 @@ func (c *Config) Validate() error {
 	}
 	if c.ShutdownTimeout <= 0 {
 		return fmt.Errorf("invalid --shutdown-timeout %v (HITCH_SHUTDOWN_TIMEOUT): must be positive", c.ShutdownTimeout)
+	}
+	if c.RequestLogRetention < 0 {
+		return fmt.Errorf("invalid --request-log-retention %v (HITCH_REQUEST_LOG_RETENTION): must not be negative", c.RequestLogRetention)
 	}
 	if c.SecretGrace < 0 {
 		return fmt.Errorf("invalid --secret-grace %v (HITCH_SECRET_GRACE): must not be negative", c.SecretGrace)

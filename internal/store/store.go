@@ -399,6 +399,19 @@ type Executor interface {
 	// after seq after, for chain verification.
 	AuditRecordChain(ctx context.Context, clientID string, after int64, limit int) ([]*AuditRecord, error)
 
+	// RequestLogInsert records API requests (already redacted), in one
+	// statement.
+	RequestLogInsert(ctx context.Context, entries []*RequestLog) error
+	// RequestLogGet returns the developer's newest request with this
+	// request id.
+	RequestLogGet(ctx context.Context, clientID, requestID string) (*RequestLog, error)
+	// RequestLogList lists the developer's requests newest first, filtered
+	// and paged by params.
+	RequestLogList(ctx context.Context, params *RequestLogListParams) ([]*RequestLog, error)
+	// RequestLogDeleteBefore deletes up to limit requests (of every
+	// developer) recorded before before, and reports how many it deleted.
+	RequestLogDeleteBefore(ctx context.Context, before time.Time, limit int) (int64, error)
+
 	// UserList lists the developer's users by external_user_id, those
 	// starting with params.Prefix after params.After.
 	UserList(ctx context.Context, params *UserListParams) ([]*User, error)
@@ -1116,6 +1129,41 @@ type AuditRecordListParams struct {
 	// Since and Until bound created_at (inclusive) when set.
 	Since, Until *time.Time
 	// Before continues a listing at the records with seq below it (0: from
+	// the newest).
+	Before int64
+	Limit  int
+}
+
+// RequestLog is one API request of a developer, its bodies and query
+// redacted before they reach the store.
+type RequestLog struct {
+	ID             int64
+	ClientID       string
+	RequestID      string
+	CreatedAt      time.Time
+	Method         string
+	Path           string
+	Query          string
+	Status         int
+	ErrorCode      string
+	Latency        time.Duration // kept to the microsecond
+	IP             string
+	ExternalUserID string
+	RequestBody    string
+	ResponseBody   string
+}
+
+type RequestLogListParams struct {
+	ClientID string
+	// Filters, each ignored when empty (StatusClass 0): an exact request
+	// id, the status's hundred (2 for 2xx), a path prefix, an exact error
+	// code and an exact external_user_id.
+	RequestID      string
+	StatusClass    int
+	PathPrefix     string
+	ErrorCode      string
+	ExternalUserID string
+	// Before continues a listing at the requests with id below it (0: from
 	// the newest).
 	Before int64
 	Limit  int

@@ -143,6 +143,9 @@ func (h *Handler) mountDashboard(cfg *Config) error {
 	handle("GET "+linkSettingsPath, d.authed(d.linkSettings))
 	handle("POST "+linkSettingsPath+"/origins", d.authed(d.setLinkOrigins))
 	d.mountHealth(handle)
+	if err := d.mountRequestLog(base, handle); err != nil {
+		return err
+	}
 	return nil
 }
 

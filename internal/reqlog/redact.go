@@ -1,0 +1,265 @@
+package reqlog
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"sort"
+	"strings"
+	"unicode/utf8"
+)
+
+// MaxStoredBody is the most of a redacted body the log keeps; longer ones
+// are cut and marked.
+const MaxStoredBody = 16 << 10
+
+// MaxCapturedBody is the most of a body the request path copies for the
+// log. A body over it is never parsed, so it is stored as a placeholder:
+// a cut JSON document could not be redacted by its structure.
+const MaxCapturedBody = 64 << 10
+
+// Redacted replaces every value the log must not keep.
+const Redacted = "[redacted]"
+
+// truncatedMark ends a stored body that was cut at MaxStoredBody.
+const truncatedMark = "\n[truncated]"
+
+// secretKeys are the object keys whose values are never kept, whatever
+// they hold (lower case): the whole value is replaced, so that not even
+// the field names of a card are stored. Besides them, any key holding "secret",
+// "password", "token" or "encrypted" is redacted (secretWords).
+var secretKeys = map[string]bool{
+	"session": true, "jwe": true, "card": true, "number": true, "cvv": true, "cvc": true, "expiration": true,
+	"expiry": true, "otp": true, "answer": true, "answers": true, "authorization": true, "api_key": true,
+	"pin": true, "credentials": true, "cookie": true, "signature": true,
+	// Detection's inputs are sealed at rest wherever Hitch keeps them.
+	"email": true, "phone_number": true, "phone": true,
+}
+
+var secretWords = []string{"secret", "password", "token", "encrypted"}
+
+// secretPrefixes are the prefixes of Hitch's own bearer values (API
+// secrets, connector secrets, session values, webhook signing secrets): a
+// string holding one is redacted under any key.
+var secretPrefixes = []string{"hsk_", "csec_", "sess_", "whsec_"}
+
+// pathKeys are keys redacted on one path only: POST /card's user is the
+// cardholder's name, address and phone.
+var pathKeys = map[string]map[string]bool{
+	"/card": {"user": true},
+}
+
+func secretKey(path, key string) bool {
+	k := strings.ToLower(key)
+	if secretKeys[k] || pathKeys[path][k] {
+		return true
+	}
+	for _, w := range secretWords {
+		if strings.Contains(k, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// Body is what the log keeps of a body: redacted JSON, pretty-printed and
+// cut at MaxStoredBody, or a placeholder saying what it was.
+type Body struct {
+	Text string
+	// ExternalUserID is a top-level external_user_id the body held.
+	ExternalUserID string
+	// ErrorCode is a top-level error_code the body held.
+	ErrorCode string
+}
+
+// RedactBody turns a captured body into what may be stored. overflow says
+// the body was longer than what was captured (size is its full length when
+// known, else the captured length).
+func RedactBody(path, contentType string, body []byte, size int, overflow bool) Body {
+	if len(body) == 0 && !overflow {
+		return Body{}
+	}
+	if overflow {
+		return Body{Text: fmt.Sprintf("[body of %d bytes or more not kept: over %d KiB]", size, MaxCapturedBody>>10)}
+	}
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil || dec.More() {
+		ct := contentType
+		if ct == "" {
+			ct = "no content type"
+		}
+		return Body{Text: fmt.Sprintf("[body of %d bytes not kept: not JSON (%s)]", len(body), cleanText(ct, 100))}
+	}
+	var out Body
+	if obj, ok := v.(map[string]any); ok {
+		if s, ok := obj["external_user_id"].(string); ok {
+			out.ExternalUserID = redactString(cleanText(s, 256))
+		}
+		if s, ok := obj["error_code"].(string); ok {
+			out.ErrorCode = cleanText(s, 100)
+		}
+	}
+	v = redactValue(path, v)
+	text, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return Body{Text: "[body not kept: it could not be encoded]"}
+	}
+	out.Text = cut(string(text), MaxStoredBody)
+	return out
+}
+
+// redactValue walks a decoded JSON value, replacing secret values.
+func redactValue(path string, v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, val := range v {
+			if secretKey(path, k) && val != nil {
+				v[k] = Redacted
+				continue
+			}
+			v[k] = redactValue(path, val)
+		}
+		return v
+	case []any:
+		for i := range v {
+			v[i] = redactValue(path, v[i])
+		}
+		return v
+	case string:
+		return redactString(v)
+	case json.Number:
+		if s := maskCardNumbers(v.String()); s != v.String() {
+			return s
+		}
+		return v
+	}
+	return v
+}
+
+// redactString redacts a string holding one of Hitch's bearer values, and
+// masks card numbers within any other.
+func redactString(s string) string {
+	for _, p := range secretPrefixes {
+		if strings.Contains(s, p) {
+			return Redacted
+		}
+	}
+	return maskCardNumbers(s)
+}
+
+// RedactQuery redacts a query string by the same keys, keeping the order of
+// its keys sorted.
+func RedactQuery(path, rawQuery string) (query, externalUserID string) {
+	if rawQuery == "" {
+		return "", ""
+	}
+	values, err := url.ParseQuery(rawQuery)
+	if err != nil {
+		return "[query not kept: it could not be parsed]", ""
+	}
+	if ids := values["external_user_id"]; len(ids) > 0 {
+		externalUserID = redactString(cleanText(ids[0], 256))
+	}
+	keys := make([]string, 0, len(values))
+	for k := range values {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		for _, v := range values[k] {
+			if b.Len() > 0 {
+				b.WriteByte('&')
+			}
+			if secretKey(path, k) {
+				v = Redacted
+			} else {
+				v = redactString(v)
+			}
+			b.WriteString(url.QueryEscape(k) + "=" + url.QueryEscape(v))
+		}
+	}
+	return cut(cleanText(b.String(), -1), 2048), externalUserID
+}
+
+// maskCardNumbers replaces every run of 12 to 19 digits (single spaces or
+// dashes between them allowed) that starts as the card networks' numbers
+// do (2 to 6: Mastercard, Amex, Diners, JCB, Visa, Maestro, Discover,
+// UnionPay) and passes the Luhn check. The first digit keeps ids made of
+// Unix times (1…) from being masked one time in ten.
+func maskCardNumbers(s string) string {
+	var out strings.Builder
+	last, digits := 0, make([]byte, 0, 19)
+	for i := 0; i < len(s); {
+		if !isDigit(s[i]) {
+			i++
+			continue
+		}
+		digits, end := digits[:0], i
+		for j := i; j < len(s); {
+			if isDigit(s[j]) {
+				digits = append(digits, s[j])
+				j++
+				end = j
+			} else if (s[j] == ' ' || s[j] == '-') && j+1 < len(s) && isDigit(s[j+1]) {
+				j++
+			} else {
+				break
+			}
+		}
+		if len(digits) >= 12 && len(digits) <= 19 && digits[0] >= '2' && digits[0] <= '6' && luhn(digits) {
+			out.WriteString(s[last:i])
+			out.WriteString("[redacted card number]")
+			last = end
+		}
+		i = end
+	}
+	if last == 0 {
+		return s
+	}
+	out.WriteString(s[last:])
+	return out.String()
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+func luhn(digits []byte) bool {
+	sum, double := 0, false
+	for i := len(digits) - 1; i >= 0; i-- {
+		d := int(digits[i] - '0')
+		if double {
+			d *= 2
+			if d > 9 {
+				d -= 9
+			}
+		}
+		sum += d
+		double = !double
+	}
+	return sum%10 == 0
+}
+
+// cleanText makes s storable in both stores (valid UTF-8, no NUL) and cuts
+// it at n bytes (n < 0: no cut).
+func cleanText(s string, n int) string {
+	s = strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "")
+	if n >= 0 && len(s) > n {
+		s = cut(s, n)
+	}
+	return s
+}
+
+// cut shortens s to at most n bytes on a rune boundary, marking the cut.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := n
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + truncatedMark
+}

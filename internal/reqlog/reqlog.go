@@ -1,0 +1,267 @@
+// Package reqlog is the developer's request log: every API request its
+// credentials authenticated, with its bodies redacted by their structure,
+// written off the request path in batches and pruned after the retention.
+package reqlog
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/hitchdev/hitch/internal/store"
+)
+
+// Captured is what the request path hands over: plain copies, not yet
+// redacted. The writer redacts it before anything is stored.
+type Captured struct {
+	ClientID  string
+	RequestID string
+	At        time.Time
+	Method    string
+	Path      string
+	RawQuery  string
+	Status    int
+	Latency   time.Duration
+	IP        string
+	Request   CapturedBody
+	Response  CapturedBody
+}
+
+// CapturedBody is the first MaxCapturedBody bytes of a body.
+type CapturedBody struct {
+	ContentType string
+	Data        []byte
+	// Size is how many bytes went by, Overflow whether Data misses some.
+	Size     int
+	Overflow bool
+}
+
+// QueueSize bounds the requests waiting for the writer; a request that
+// finds the queue full is dropped and counted.
+const QueueSize = 4096
+
+// batchSize is the most requests one insert writes.
+const batchSize = 100
+
+// Writer records captured requests on a goroutine of its own, batching
+// inserts, so that a request never waits for the database.
+type Writer struct {
+	store   store.Store
+	log     *slog.Logger
+	queue   chan item
+	stop    chan struct{}
+	done    chan struct{}
+	once    sync.Once
+	closing sync.Once
+	dropped prometheus.Counter
+	written prometheus.Counter
+	// nDropped and nWritten are the counters' values, for Stats.
+	nDropped, nWritten atomic.Int64
+}
+
+// item is a captured request, or a flush marker closed once everything
+// queued before it is written.
+type item struct {
+	c       *Captured
+	flushed chan struct{}
+}
+
+// NewWriter makes a writer to st; its goroutine starts with the first
+// request.
+func NewWriter(st store.Store, log *slog.Logger) *Writer {
+	return &Writer{store: st, log: log, queue: make(chan item, QueueSize), stop: make(chan struct{}),
+		done: make(chan struct{}),
+		dropped: prometheus.NewCounter(prometheus.CounterOpts{Name: "hitch_request_log_dropped_total",
+			Help: "API requests left out of the request log because its queue was full or its insert failed."}),
+		written: prometheus.NewCounter(prometheus.CounterOpts{Name: "hitch_request_log_written_total",
+			Help: "API requests written to the request log."})}
+}
+
+// Register adds the writer's counters to reg.
+func (w *Writer) Register(reg prometheus.Registerer) error {
+	if err := reg.Register(w.dropped); err != nil {
+		return err
+	}
+	return reg.Register(w.written)
+}
+
+// Stats reports how many requests were written and dropped so far.
+func (w *Writer) Stats() (written, dropped int64) { return w.nWritten.Load(), w.nDropped.Load() }
+
+// Record queues c for writing, or drops it when the queue is full: it
+// never blocks.
+func (w *Writer) Record(c *Captured) {
+	w.once.Do(func() { go w.run() })
+	select {
+	case w.queue <- item{c: c}:
+	default:
+		w.dropped.Inc()
+		w.nDropped.Add(1)
+		releaseCapture(c)
+	}
+}
+
+// Flush returns once every request recorded before it is written (or
+// dropped), or when ctx ends.
+func (w *Writer) Flush(ctx context.Context) error {
+	w.once.Do(func() { go w.run() })
+	flushed := make(chan struct{})
+	select {
+	case w.queue <- item{flushed: flushed}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case <-flushed:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Close writes what is queued and stops the writer, or gives up when ctx
+// ends. Requests recorded after it are not written.
+func (w *Writer) Close(ctx context.Context) error {
+	// A writer that never started has nothing to write.
+	w.once.Do(func() { close(w.done) })
+	w.closing.Do(func() { close(w.stop) })
+	select {
+	case <-w.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (w *Writer) run() {
+	defer close(w.done)
+	batch := make([]*Captured, 0, batchSize)
+	var flushed []chan struct{}
+	for {
+		var it item
+		select {
+		case it = <-w.queue:
+		case <-w.stop:
+			w.drain()
+			return
+		}
+		batch, flushed = w.take(it, batch, flushed)
+	more:
+		for len(batch) < batchSize {
+			select {
+			case it = <-w.queue:
+				batch, flushed = w.take(it, batch, flushed)
+			default:
+				break more
+			}
+		}
+		w.write(batch)
+		for _, f := range flushed {
+			close(f)
+		}
+		batch, flushed = batch[:0], flushed[:0]
+	}
+}
+
+func (w *Writer) take(it item, batch []*Captured, flushed []chan struct{}) ([]*Captured, []chan struct{}) {
+	if it.flushed != nil {
+		return batch, append(flushed, it.flushed)
+	}
+	return append(batch, it.c), flushed
+}
+
+// drain writes what is queued when the writer stops.
+func (w *Writer) drain() {
+	batch := make([]*Captured, 0, batchSize)
+	for {
+		select {
+		case it := <-w.queue:
+			if it.flushed != nil {
+				close(it.flushed)
+				continue
+			}
+			if batch = append(batch, it.c); len(batch) == batchSize {
+				w.write(batch)
+				batch = batch[:0]
+			}
+		default:
+			w.write(batch)
+			return
+		}
+	}
+}
+
+// write redacts and inserts a batch; a failed insert drops it (counted and
+// logged), so that a database outage never holds requests in memory.
+func (w *Writer) write(batch []*Captured) {
+	if len(batch) == 0 {
+		return
+	}
+	entries := make([]*store.RequestLog, len(batch))
+	for i, c := range batch {
+		entries[i] = Redact(c)
+		releaseCapture(c)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := w.store.RequestLogInsert(ctx, entries); err != nil {
+		w.dropped.Add(float64(len(entries)))
+		w.nDropped.Add(int64(len(entries)))
+		w.log.Warn("request log: insert failed", "requests", len(entries), "error", err)
+		return
+	}
+	w.written.Add(float64(len(entries)))
+	w.nWritten.Add(int64(len(entries)))
+}
+
+// Redact turns a captured request into the row stored: bodies and query
+// redacted, the user and the error code read from them.
+func Redact(c *Captured) *store.RequestLog {
+	query, user := RedactQuery(c.Path, c.RawQuery)
+	req := RedactBody(c.Path, c.Request.ContentType, c.Request.Data, c.Request.Size, c.Request.Overflow)
+	resp := RedactBody(c.Path, c.Response.ContentType, c.Response.Data, c.Response.Size, c.Response.Overflow)
+	if user == "" {
+		user = req.ExternalUserID
+	}
+	errorCode := ""
+	if c.Status >= 400 {
+		errorCode = resp.ErrorCode
+	}
+	return &store.RequestLog{
+		ClientID: c.ClientID, RequestID: c.RequestID, CreatedAt: c.At, Method: c.Method, Path: cleanText(c.Path, 2048),
+		Query: query, Status: c.Status, ErrorCode: errorCode, Latency: c.Latency.Truncate(time.Microsecond),
+		IP: cleanText(c.IP, 64), ExternalUserID: user, RequestBody: req.Text, ResponseBody: resp.Text,
+	}
+}
+
+// bufferPool recycles the capture buffers of bodies.
+var bufferPool = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
+// Buffer returns an empty capture buffer; the writer gives it back once
+// the request is redacted.
+func Buffer() []byte { return (*bufferPool.Get().(*[]byte))[:0] }
+
+func releaseCapture(c *Captured) {
+	for _, b := range [][]byte{c.Request.Data, c.Response.Data} {
+		if b != nil && cap(b) <= MaxCapturedBody {
+			b = b[:0]
+			bufferPool.Put(&b)
+		}
+	}
+	c.Request.Data, c.Response.Data = nil, nil
+}
+
+// Keep copies b into the body while it fits in MaxCapturedBody, counting
+// every byte.
+func (b *CapturedBody) Keep(p []byte) {
+	b.Size += len(p)
+	if b.Overflow || len(b.Data)+len(p) > MaxCapturedBody {
+		b.Overflow = true
+		return
+	}
+	b.Data = append(b.Data, p...)
+}

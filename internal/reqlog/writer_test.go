@@ -1,0 +1,90 @@
+package reqlog_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/hitchdev/hitch/internal/developer"
+	"github.com/hitchdev/hitch/internal/reqlog"
+	"github.com/hitchdev/hitch/internal/seal"
+	"github.com/hitchdev/hitch/internal/store"
+	"github.com/hitchdev/hitch/internal/store/storetest"
+)
+
+func newClient(t *testing.T, st store.Store) string {
+	t.Helper()
+	box, err := seal.New(bytes.Repeat([]byte{7}, seal.KeySize))
+	if err != nil {
+		t.Fatal(err)
+	}
+	creds, err := developer.NewService(st, box, time.Now).Create(context.Background(),
+		developer.CreateParams{Name: "Writer test", Environment: "development"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return creds.ClientID
+}
+
+func captured(clientID string, i int) *reqlog.Captured {
+	body := []byte(`{"external_user_id": "u1", "card": {"number": "4242424242424242"}}`)
+	return &reqlog.Captured{ClientID: clientID, RequestID: fmt.Sprintf("req_writer_%03d", i), At: time.Now().UTC(),
+		Method: "POST", Path: "/card", Status: 400, IP: "192.0.2.1",
+		Request:  reqlog.CapturedBody{ContentType: "application/json", Data: append(reqlog.Buffer(), body...), Size: len(body)},
+		Response: reqlog.CapturedBody{ContentType: "application/json", Data: []byte(`{"error_code": "INVALID_FIELD"}`), Size: 31}}
+}
+
+// Flush waits for what was recorded; Close writes what is queued; a failed
+// insert drops and counts its requests instead of holding them.
+func TestWriter(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, st store.Store) {
+		ctx := context.Background()
+		clientID := newClient(t, st)
+		w := reqlog.NewWriter(st, slog.New(slog.DiscardHandler))
+		for i := range 250 {
+			w.Record(captured(clientID, i))
+		}
+		if err := w.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		list, err := st.RequestLogList(ctx, &store.RequestLogListParams{ClientID: clientID, Limit: 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if written, dropped := w.Stats(); len(list) != 250 || written != 250 || dropped != 0 {
+			t.Fatalf("%d rows, %d written, %d dropped", len(list), written, dropped)
+		}
+		if l := list[0]; l.RequestBody == "" || l.ExternalUserID != "u1" || l.ErrorCode != "INVALID_FIELD" ||
+			bytes.Contains([]byte(l.RequestBody), []byte("4242")) {
+			t.Errorf("row %+v", l)
+		}
+
+		// An insert the store refuses (a row of no developer) is dropped.
+		w.Record(captured("no-such-client", 999))
+		if err := w.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if _, dropped := w.Stats(); dropped != 1 {
+			t.Errorf("%d dropped, want 1", dropped)
+		}
+
+		for i := 300; i < 310; i++ {
+			w.Record(captured(clientID, i))
+		}
+		if err := w.Close(ctx); err != nil {
+			t.Fatal(err)
+		}
+		list, err = st.RequestLogList(ctx, &store.RequestLogListParams{ClientID: clientID, Limit: 1000})
+		if err != nil || len(list) != 260 {
+			t.Fatalf("after Close: %d rows, %v", len(list), err)
+		}
+		// A writer that never started closes at once.
+		if err := reqlog.NewWriter(st, slog.New(slog.DiscardHandler)).Close(ctx); err != nil {
+			t.Fatal(err)
+		}
+	})
+}

@@ -1,0 +1,24 @@
+-- The request log: one row per API request a developer's credentials
+-- authenticated, kept for --request-log-retention and pruned by a job.
+-- Bodies and the query are stored already redacted (internal/reqlog);
+-- headers are never stored. request_id is the X-Request-Id answered, which
+-- a caller may choose, so it is not unique.
+CREATE TABLE request_logs (
+    id                 INTEGER PRIMARY KEY,
+    client_id          TEXT NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
+    request_id         TEXT NOT NULL,
+    created_at         INTEGER NOT NULL,
+    method             TEXT NOT NULL,
+    path               TEXT NOT NULL,
+    query              TEXT NOT NULL,
+    status             INTEGER NOT NULL,
+    error_code         TEXT NOT NULL,
+    latency_us         INTEGER NOT NULL,
+    ip                 TEXT NOT NULL,
+    external_user_id   TEXT NOT NULL,
+    request_body       TEXT NOT NULL,
+    response_body      TEXT NOT NULL
+);
+CREATE INDEX request_logs_client ON request_logs (client_id, id);
+CREATE INDEX request_logs_request_id ON request_logs (client_id, request_id);
+CREATE INDEX request_logs_created ON request_logs (created_at);

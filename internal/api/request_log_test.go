@@ -261,6 +261,20 @@ func TestRequestLogSearch(t *testing.T) {
 		if bad := d.get("/dashboard/requests?status=6xx"); bad.status != http.StatusBadRequest {
 			t.Errorf("status 6xx: %d", bad.status)
 		}
+		// The overview counts the day's requests and errors the log holds,
+		// not another developer's.
+		all := h.requestLogs(h.clientID, store.RequestLogListParams{})
+		errs := h.requestLogs(h.clientID, store.RequestLogListParams{StatusClass: 4})
+		overview := string(d.get("/dashboard").body)
+		if got := shownNumber(t, overview, "overview-requests-count"); len(all) != 4 || got != "4" {
+			t.Errorf("overview: %s requests, the log holds %d", got, len(all))
+		}
+		if got := shownNumber(t, overview, "overview-error-rate"); len(errs) != 3 || got != "75%" {
+			t.Errorf("overview: error rate %s, the log holds %d errors of %d", got, len(errs), len(all))
+		}
+		if !strings.Contains(overview, `id="overview-requests-chart"`) {
+			t.Errorf("the overview has no chart of requests")
+		}
 	})
 }
 

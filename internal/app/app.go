@@ -194,7 +194,8 @@ func New(cfg *config.Config, d Deps) (*App, error) {
 	pagesConfig := web.Config{Environment: cfg.Env, Catalog: catalog, Logger: d.Log, PublicURL: cfg.PublicURL,
 		TrustedProxies: cfg.TrustedProxies, Links: a.Links, Dashboard: &web.Dashboard{
 			Members: a.Members, Audit: a.Audit, Store: st, Developers: a.Developers, Webhooks: a.Webhooks, Links: a.Links,
-			SecureCookies: strings.HasPrefix(cfg.PublicURL, "https://"), SecretGrace: cfg.SecretGrace}}
+			SecureCookies: strings.HasPrefix(cfg.PublicURL, "https://"), SecretGrace: cfg.SecretGrace,
+			RequestLog: cfg.RequestLogRetention > 0}}
 	if pagesConfig.Docs, err = fs.Sub(hitch.Docs, "docs"); err != nil {
 		return nil, err
 	}

@@ -330,3 +330,40 @@ func AccountHealth(ctx context.Context, ex store.Executor, clientID string, w Wi
 	slices.SortFunc(a.Merchants, func(x, y *MerchantAccounts) int { return cmp.Compare(x.MerchantID, y.MerchantID) })
 	return a, nil
 }
+
+// Requests is a developer's API requests in a window, in its buckets.
+type Requests struct {
+	Window   Window
+	Since    time.Time
+	Requests int
+	Errors   int
+	Buckets  []RequestBucket
+}
+
+// RequestBucket is the requests of one bucket.
+type RequestBucket struct {
+	Start time.Time
+	store.RequestCount
+}
+
+// ErrorRate is the share of requests answered with an error, in percent;
+// -1 when there were none.
+func (r *Requests) ErrorRate() float64 { return rate(r.Errors, r.Requests-r.Errors) }
+
+// RequestCounts counts the developer's API requests (the request log) of
+// the window ending at now: exact counts, not bounded by MaxRows.
+func RequestCounts(ctx context.Context, ex store.Executor, clientID string, w Window, now time.Time) (*Requests, error) {
+	starts := w.Buckets(now)
+	bounds := append(slices.Clone(starts), starts[len(starts)-1].Add(w.Step))
+	counts, err := ex.RequestLogCounts(ctx, clientID, bounds)
+	if err != nil {
+		return nil, err
+	}
+	r := &Requests{Window: w, Since: starts[0], Buckets: make([]RequestBucket, len(starts))}
+	for i, c := range counts {
+		r.Buckets[i] = RequestBucket{Start: starts[i], RequestCount: c}
+		r.Requests += c.Requests
+		r.Errors += c.Errors
+	}
+	return r, nil
+}

@@ -247,3 +247,51 @@ func TestAccountHealth(t *testing.T) {
 		}
 	})
 }
+
+// Requests per bucket, and those answered with an error, exactly: the
+// edges of the window and of buckets, and another developer's requests.
+func TestRequestCounts(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, st store.Store) {
+		f := fixture{st, context.Background(), t}
+		f.client("a")
+		f.client("b")
+		var logs []*store.RequestLog
+		add := func(client string, when time.Time, status int) {
+			logs = append(logs, &store.RequestLog{ClientID: client, RequestID: uuid.NewString(), CreatedAt: when,
+				Method: "GET", Path: "/accounts/get", Status: status})
+		}
+		add("a", now.Add(-time.Hour), 200) // before the hour's window
+		add("a", at("11:30").Add(-time.Second), 200)
+		add("a", at("11:31"), 200)
+		add("a", at("12:00"), 404)
+		add("a", at("12:04"), 500)
+		add("a", at("12:05"), 200)
+		add("a", now, 429)
+		add("b", at("12:00"), 401)
+		must(t, st.RequestLogInsert(f.ctx, logs))
+
+		r, err := health.RequestCounts(f.ctx, st, "a", health.WindowNamed("hour"), now)
+		must(t, err)
+		// The hour's buckets start at 11:35; 11:30:00 falls before them.
+		if r.Requests != 4 || r.Errors != 3 || r.ErrorRate() != 75 || len(r.Buckets) != 12 {
+			t.Fatalf("hour: %d requests, %d errors, %d buckets", r.Requests, r.Errors, len(r.Buckets))
+		}
+		for i, want := range map[int]store.RequestCount{5: {Requests: 2, Errors: 2}, 6: {Requests: 1}, 11: {Requests: 1, Errors: 1}} {
+			if got := r.Buckets[i].RequestCount; got != want {
+				t.Errorf("bucket %d (%s): %+v, want %+v", i, r.Buckets[i].Start.Format("15:04"), got, want)
+			}
+		}
+		r, err = health.RequestCounts(f.ctx, st, "a", health.WindowNamed("day"), now)
+		must(t, err)
+		if r.Requests != 7 || r.Errors != 3 || r.Buckets[22].RequestCount != (store.RequestCount{Requests: 3}) ||
+			r.Buckets[23].RequestCount != (store.RequestCount{Requests: 4, Errors: 3}) {
+			t.Fatalf("day: %d requests, %d errors; 11:00 %+v, 12:00 %+v", r.Requests, r.Errors, r.Buckets[22], r.Buckets[23])
+		}
+		r, err = health.RequestCounts(f.ctx, st, "c", health.WindowNamed("day"), now)
+		must(t, err)
+		if r.Requests != 0 || r.ErrorRate() != -1 {
+			t.Fatalf("a developer with no request: %+v", r)
+		}
+	})
+}

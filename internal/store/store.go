@@ -408,6 +408,10 @@ type Executor interface {
 	// RequestLogList lists the developer's requests newest first, filtered
 	// and paged by params.
 	RequestLogList(ctx context.Context, params *RequestLogListParams) ([]*RequestLog, error)
+	// RequestLogCounts counts the developer's requests, and those answered
+	// with an error (status 400 or more), in each span [bounds[i],
+	// bounds[i+1]).
+	RequestLogCounts(ctx context.Context, clientID string, bounds []time.Time) ([]RequestCount, error)
 	// RequestLogDeleteBefore deletes up to limit requests (of every
 	// developer) recorded before before, and reports how many it deleted.
 	RequestLogDeleteBefore(ctx context.Context, before time.Time, limit int) (int64, error)
@@ -1132,6 +1136,12 @@ type AuditRecordListParams struct {
 	// the newest).
 	Before int64
 	Limit  int
+}
+
+// RequestCount is how many requests a span held, and how many of them
+// were answered with an error.
+type RequestCount struct {
+	Requests, Errors int
 }
 
 // RequestLog is one API request of a developer, its bodies and query

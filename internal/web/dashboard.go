@@ -50,6 +50,9 @@ type Dashboard struct {
 	SecureCookies bool
 	// SecretGrace is how long a rotated-out API secret keeps working.
 	SecretGrace time.Duration
+	// RequestLog is set when the deployment keeps a request log
+	// (--request-log-retention above 0): the overview counts its requests.
+	RequestLog bool
 }
 
 // dashboard serves the pages of /dashboard.

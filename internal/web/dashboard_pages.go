@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"errors"
 	"maps"
 	"net/http"
@@ -33,23 +34,37 @@ type overviewData struct {
 	Attempts     *chart
 	Accounts     *health.Accounts
 	Logins       *chart
-	// Requests is the day's API requests and error rate, set by
-	// requestsToday alone; nil leaves its tile out.
-	Requests *requestsToday
-	Recent   []*store.AuditRecord
+	Requests     *requestsToday
+	Recent       []*store.AuditRecord
 }
 
-// requestsToday is the overview's tile of API requests of the day.
+// requestsToday is the overview's tile of the day's API requests.
 type requestsToday struct {
-	Requests  int
+	*health.Requests
 	ErrorRate string
 	Chart     *chart
 }
 
-// requestsToday reads the day's API requests for the overview's tile; nil
-// while Hitch keeps no request log.
-func (d *dashboard) requestsToday(*http.Request, *member.Principal) (*requestsToday, error) {
-	return nil, nil
+// requestsToday counts the last day's API requests from the request log;
+// nil when the deployment keeps none (--request-log-retention 0).
+func (d *dashboard) requestsToday(ctx context.Context, p *member.Principal, w health.Window, now time.Time) (*requestsToday, error) {
+	if !d.RequestLog {
+		return nil, nil
+	}
+	r, err := health.RequestCounts(ctx, d.Store, p.Client.ID, w, now)
+	if err != nil {
+		return nil, err
+	}
+	c := &chart{ID: "overview-requests-chart", Title: "API requests, last " + w.Name, Axis: "From (UTC)", Bars: true}
+	ok := chartSeries{Name: "answered", Color: colorOK}
+	failed := chartSeries{Name: "errors", Color: colorBad}
+	for _, b := range r.Buckets {
+		c.Labels = append(c.Labels, bucketLabel(w, b.Start))
+		ok.Values = append(ok.Values, float64(b.Requests-b.Errors))
+		failed.Values = append(failed.Values, float64(b.Errors))
+	}
+	c.Series = []chartSeries{ok, failed}
+	return &requestsToday{Requests: r, ErrorRate: rateText(r.ErrorRate()), Chart: c}, nil
 }
 
 func (d *dashboard) overview(w http.ResponseWriter, r *http.Request, p *member.Principal) error {
@@ -67,7 +82,7 @@ func (d *dashboard) overview(w http.ResponseWriter, r *http.Request, p *member.P
 		return err
 	}
 	data.Logins = loginChart("overview-logins", data.Accounts)
-	if data.Requests, err = d.requestsToday(r, p); err != nil {
+	if data.Requests, err = d.requestsToday(ctx, p, day, now); err != nil {
 		return err
 	}
 	if data.Recent, err = d.Store.AuditRecordList(ctx, &store.AuditRecordListParams{ClientID: p.Client.ID, Limit: 10}); err != nil {

@@ -1,5 +1,6 @@
 // Drives Debian's Chromium through the request log as a viewer: sign-in
-// (choosing a password of their own first), the request log from the
+// (choosing a password of their own first), the overview's count of
+// requests and errors, the request log from the
 // navigation, every request the test made listed with the status, error
 // code and user the API answered, the search by the request_id of an
 // error body opening its request (whose response body is that error body),
@@ -70,6 +71,18 @@ try {
   await page.fill('#confirm', process.env.NEW_PASSWORD);
   await page.click('#password-submit');
   await page.waitForURL((u) => u.pathname === '/dashboard');
+
+  // The overview counts the same requests, and the same errors.
+  const errors = calls.filter((c) => c.status >= 400).length;
+  const shownCount = Number((await page.locator('#overview-requests-count').textContent()).trim());
+  check(shownCount === calls.length, `the overview counts ${shownCount} requests, the test made ${calls.length}`);
+  const wantRate = `${Math.round((1000 * errors) / calls.length) / 10}%`;
+  const shownRate = (await page.locator('#overview-error-rate').textContent()).trim();
+  check(shownRate === wantRate, `the overview shows an error rate of ${shownRate}, want ${wantRate}`);
+  const chartTotal = await page.locator('#overview-requests-chart table tbody tr').evaluateAll((trs) =>
+    trs.reduce((n, tr) => n + [...tr.querySelectorAll('td')].reduce((m, td) => m + (Number(td.textContent) || 0), 0), 0));
+  check(chartTotal === calls.length, `the requests chart's table sums to ${chartTotal}, want ${calls.length}`);
+  await shot('overview');
 
   // The request log, from the navigation.
   await page.locator('nav.side a', { hasText: 'Request log' }).click();

@@ -21,4 +21,6 @@ CREATE TABLE request_logs (
 );
 CREATE INDEX request_logs_client ON request_logs (client_id, id);
 CREATE INDEX request_logs_request_id ON request_logs (client_id, request_id);
+-- The overview counts a day of one developer's requests.
+CREATE INDEX request_logs_client_created ON request_logs (client_id, created_at);
 CREATE INDEX request_logs_created ON request_logs (created_at);

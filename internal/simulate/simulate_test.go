@@ -275,16 +275,20 @@ func TestDeterminism(t *testing.T) {
 }
 
 // TestObservedLater observes every checkSeeds account at every merchant
-// with plans at testNow and again 1, 31 and 400 days later, and checks that
-// each later observation is the earlier one moved on (checkLater): past
-// dates stay, cancellations end on their date and changes take effect on
-// theirs. The monthly plans listed both times were billed in between.
+// with plans at three first nows (spread over the last years, 17 days
+// apart from one account to the next, so that the first observations
+// catch plans in the cycle of a cancellation or a change) and again 1, 31 and
+// 400 days later, and checks that each later observation is the earlier
+// one moved on (checkLater): past dates stay, cancellations end on their
+// date and changes take effect on theirs. The monthly plans listed both
+// times were billed in between.
 func TestObservedLater(t *testing.T) {
 	t.Parallel()
 	var mu sync.Mutex
 	var pairs, canceled, changing int
 	t.Cleanup(func() {
-		t.Logf("checked %d pairs of observations (%d canceling and %d changing plans at the first)", pairs, canceled, changing)
+		t.Logf("checked %d pairs of observations (%d canceling and %d changing plans, besides %s's, at the first)",
+			pairs, canceled, changing, UserPlanChange)
 	})
 	for _, m := range catalog(t) {
 		if !hasPlans(m) {
@@ -292,27 +296,30 @@ func TestObservedLater(t *testing.T) {
 		}
 		t.Run(fmt.Sprintf("%d_%s", m.ID, m.Domain), func(t *testing.T) {
 			t.Parallel()
-			for _, base := range checkSeeds() {
+			for i, base := range checkSeeds() {
 				seed := seedFor(base, m)
 				var errs []error
-				for _, days := range []int{1, 31, 400} {
-					errs = append(errs, checkLater(seed, m, testNow, testNow.AddDate(0, 0, days))...)
-				}
-				later := Subscriptions(seed, m, testNow.AddDate(0, 0, 45))
-				for _, f := range Subscriptions(seed, m, testNow) {
-					mu.Lock()
-					canceled += btoi(f.Status == "ACTIVE_CANCELLATION")
-					changing += btoi(f.Status == "ACTIVE_PLAN_CHANGE")
-					mu.Unlock()
-					for _, l := range later {
-						if l.ExternalID == f.ExternalID && f.BillingCycle == "MONTHLY" && !l.LastBillingDate.After(f.LastBillingDate) {
-							errs = append(errs, fmt.Errorf("%s: monthly plan %q not billed again in 45 days", m.Name, f.Name))
+				for j := range 3 {
+					now := testNow.AddDate(0, 0, -17*i-241*j)
+					for _, days := range []int{1, 31, 400} {
+						errs = append(errs, checkLater(seed, m, now, now.AddDate(0, 0, days))...)
+					}
+					later := Subscriptions(seed, m, now.AddDate(0, 0, 45))
+					for _, f := range Subscriptions(seed, m, now) {
+						mu.Lock()
+						canceled += btoi(f.Status == "ACTIVE_CANCELLATION")
+						changing += btoi(f.Status == "ACTIVE_PLAN_CHANGE" && base.ExternalUserID != UserPlanChange)
+						mu.Unlock()
+						for _, l := range later {
+							if l.ExternalID == f.ExternalID && f.BillingCycle == "MONTHLY" && !l.LastBillingDate.After(f.LastBillingDate) {
+								errs = append(errs, fmt.Errorf("%s: monthly plan %q not billed again in 45 days", m.Name, f.Name))
+							}
 						}
 					}
+					mu.Lock()
+					pairs += 3
+					mu.Unlock()
 				}
-				mu.Lock()
-				pairs += 3
-				mu.Unlock()
 				reportErrs(t, errs)
 			}
 		})

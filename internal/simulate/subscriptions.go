@@ -15,10 +15,10 @@ import (
 // same plans, with the same ExternalIDs and start dates, billed up to now:
 // cancellations and plan changes fall on billing dates fixed in the
 // account's history, so a later observation is an earlier one moved on in
-// time. Every billing of a paid plan is a transaction of History on its billing
-// date, so LastBillingDate is the date of the plan's newest billing. A plan
-// that starts after now, or has ended, is left out. ID fields are left
-// empty.
+// time. Every billing of a paid plan is a transaction of History on its
+// billing date, so LastBillingDate is the date of the plan's newest
+// billing. A plan that starts after now, or has ended, is left out. ID
+// fields are left empty.
 func Subscriptions(seed Seed, m merchant.Merchant, now time.Time) []transaction.Subscription {
 	if !hasPlans(m) {
 		return nil

@@ -106,7 +106,8 @@ func (s *Server) devLinkAccount(w http.ResponseWriter, r *http.Request) error {
 
 // devRefreshTransactions serves POST /transactions/refresh in development:
 // the simulator adds the next page of a linked account's history (what is
-// new, else older orders), as a merchant connector would on its next run.
+// new, else older orders) and moves on the stored orders that were on their
+// way, as a merchant connector would on its next run.
 func (s *Server) devRefreshTransactions(w http.ResponseWriter, r *http.Request) error {
 	var req accountRequest
 	if err := decode(r, &req); err != nil {

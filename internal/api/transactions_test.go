@@ -506,7 +506,8 @@ func TestDevelopmentSimulator(t *testing.T) {
 }
 
 // The development simulator's busiest test user: 10,000 transactions
-// ingested by one link and synced 100 a page; -v prints the times.
+// ingested by one link, synced 100 a page and refreshed a day later; -v
+// prints the times.
 func TestDevelopmentSimulatorTenThousand(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, h *harness) {
@@ -519,6 +520,18 @@ func TestDevelopmentSimulatorTenThousand(t *testing.T) {
 			time.Since(start).Round(time.Millisecond))
 		if len(all) != 10000 {
 			t.Fatalf("%d transactions, want 10000", len(all))
+		}
+		// A day later, a refresh reads the 10,000 back and moves on the
+		// parcels that were on their way.
+		h.clock.Advance(24 * time.Hour)
+		start = time.Now()
+		if r := h.do("POST", "/transactions/refresh", map[string]any{"external_user_id": "user_10000_orders", "merchant_id": 1}, nil); r.status != 202 {
+			t.Fatalf("refresh: %d %s", r.status, r.body)
+		}
+		moved := h.updatedOf("user_10000_orders")
+		t.Logf("%s: refresh a day later %v, %d moved on", t.Name(), time.Since(start).Round(time.Millisecond), len(moved))
+		if len(moved) == 0 {
+			t.Error("a day later, no order on its way moved on")
 		}
 	})
 }

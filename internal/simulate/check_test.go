@@ -2,6 +2,7 @@ package simulate
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -337,6 +338,23 @@ func checkSubscription(s transaction.Subscription, m merchant.Merchant, now time
 	case s.Status != "ACTIVE_CANCELLATION" && s.ExpirationDate != nil:
 		c.failf("expiration %v on a %s plan", *s.ExpirationDate, s.Status)
 	}
+	// A pending change names another plan and a billing date ahead;
+	// nothing else announces one.
+	to, on := changeOf(s.Description, "Changing to ")
+	switch {
+	case s.Status == "ACTIVE_PLAN_CHANGE" && (on.IsZero() || to == s.Name):
+		c.failf("plan change %q names no other plan and date", s.Description)
+	case s.Status == "ACTIVE_PLAN_CHANGE":
+		d := s.NextBillingDate
+		for d.Truncate(24 * time.Hour).Before(on) {
+			d = addCycle(d, s.BillingCycle)
+		}
+		if !d.Truncate(24 * time.Hour).Equal(on) {
+			c.failf("plan change on %v, not a billing date (next %v)", on, s.NextBillingDate)
+		}
+	case !on.IsZero():
+		c.failf("a %s plan announces a change: %q", s.Status, s.Description)
+	}
 	price := c.money("price", s.Price.Total)
 	if s.Price.Currency != "USD" {
 		c.failf("currency %q", s.Price.Currency)
@@ -379,8 +397,12 @@ func checkHistory(orders []transaction.Transaction, subs []transaction.Subscript
 			}
 			continue
 		}
+		// Billings from the day of the last change on are under the
+		// current plan at its price; the one before, under the plan it
+		// changed from.
+		from, changedOn := changeOf(s.Description, "Changed from ")
 		want := s.StartDate
-		changed := false
+		sawChange := changedOn.IsZero()
 		for k, b := range bs {
 			if !b.Datetime.Equal(want) {
 				c.failf("%q billing %d at %v, want %v (start + %d cycles)", s.Name, k, b.Datetime, want, k)
@@ -396,26 +418,28 @@ func checkHistory(orders []transaction.Transaction, subs []transaction.Subscript
 					line = &b.Products[i]
 				}
 			}
-			current := strings.HasPrefix(line.Name, s.Name+" — ")
-			if changed && !current {
-				c.failf("%q billing %d under %q after the plan change", s.Name, k, line.Name)
+			if line.Quantity != 1 {
+				c.failf("%q billed %d times in %s", s.Name, line.Quantity, b.ExternalID)
 			}
-			changed = changed || current
-			if current && line.Price.UnitPrice != s.Price.Total || line.Quantity != 1 {
-				c.failf("%q billed %d × %s in %s, want 1 × %s", s.Name, line.Quantity, line.Price.UnitPrice, b.ExternalID, s.Price.Total)
+			day := b.Datetime.Truncate(24 * time.Hour)
+			switch {
+			case changedOn.IsZero() || !day.Before(changedOn):
+				sawChange = sawChange || day.Equal(changedOn)
+				if !strings.HasPrefix(line.Name, s.Name+" — ") || line.Price.UnitPrice != s.Price.Total {
+					c.failf("%q billed as %q at %s in %s, want the current plan at %s", s.Name, line.Name, line.Price.UnitPrice, b.ExternalID, s.Price.Total)
+				}
+			case addCycle(day, s.BillingCycle).Equal(changedOn) && !strings.HasPrefix(line.Name, from+" — "):
+				c.failf("%q billed as %q before its change from %q on %v", s.Name, line.Name, from, changedOn)
 			}
 		}
 		if len(bs) == 0 || !bs[len(bs)-1].Datetime.Equal(s.LastBillingDate) {
 			c.failf("%q: last_billing_date %v, but %d billings", s.Name, s.LastBillingDate, len(bs))
-		} else if !changed {
-			c.failf("%q: no billing under its current plan", s.Name)
-		}
-		if s.Status == "ACTIVE_PLAN_CHANGE" && !strings.Contains(s.Description, "Changing to ") {
-			c.failf("%q: plan change %q names no plan", s.Name, s.Description)
+		} else if !sawChange {
+			c.failf("%q: changed from %q on %v, a day with no billing", s.Name, from, changedOn)
 		}
 	}
-	// A plan that is no longer listed ended: its billings kept one cycle,
-	// at one price, and stopped at least a cycle before now.
+	// A plan that is no longer listed ended: its billings kept one cycle
+	// and stopped at least a cycle before now.
 	for id, bs := range billings {
 		if known[id] {
 			continue
@@ -424,8 +448,7 @@ func checkHistory(orders []transaction.Transaction, subs []transaction.Subscript
 		for _, cycle := range []string{"MONTHLY", "QUARTERLY", "ANNUALLY", "WEEKLY", "BIWEEKLY", "SEMIANNUALLY"} {
 			regular := true
 			for i := 1; i < len(bs); i++ {
-				regular = regular && addCycle(bs[i-1].Datetime, cycle).Equal(bs[i].Datetime) &&
-					bs[i].Products[0].Price.UnitPrice == bs[0].Products[0].Price.UnitPrice
+				regular = regular && addCycle(bs[i-1].Datetime, cycle).Equal(bs[i].Datetime)
 			}
 			if regular && !addCycle(bs[len(bs)-1].Datetime, cycle).After(now) {
 				ended = true
@@ -434,6 +457,136 @@ func checkHistory(orders []transaction.Transaction, subs []transaction.Subscript
 		}
 		if !ended {
 			c.failf("%d billings of %s, which is no subscription of the account and has not ended", len(bs), id)
+		}
+	}
+	return c.errs
+}
+
+// changeOf returns the plan and day a subscription's description names
+// after prefix ("Changed from ", "Changing to "), as "… <plan> on Jan 2,
+// 2006"; a zero day when it names none.
+func changeOf(desc, prefix string) (string, time.Time) {
+	_, rest, ok := strings.Cut(desc, prefix)
+	if !ok {
+		return "", time.Time{}
+	}
+	rest, _, _ = strings.Cut(rest, ". ")
+	i := strings.LastIndex(rest, " on ")
+	if i < 0 {
+		return "", time.Time{}
+	}
+	day, err := time.Parse("Jan 2, 2006", rest[i+4:])
+	if err != nil {
+		return "", time.Time{}
+	}
+	return rest[:i], day
+}
+
+// checkLater returns every rule that observing an account at now and
+// again at later (after now) breaks: the later observation is the earlier
+// one moved on in time. Orders up to now stay as they were (an order on
+// its way may only move to its final status) and none appears before now;
+// a plan keeps its start and past changes; a cancellation ends the plan
+// on its expiration date, and a pending change takes effect on its date.
+func checkLater(seed Seed, m merchant.Merchant, now, later time.Time) []error {
+	c := &checker{what: fmt.Sprintf("%s %s observed at %s and %s", m.Name, seed.ExternalUserID,
+		now.Format(time.DateOnly), later.Format(time.DateOnly))}
+	before, after := History(seed, m, time.Time{}, now), History(seed, m, time.Time{}, later)
+	byID := make(map[string]transaction.Transaction, len(after))
+	billings := map[string]map[time.Time]string{} // subscription, billing time → line name
+	for _, t := range after {
+		byID[t.ExternalID] = t
+		for _, p := range t.Products {
+			if strings.HasPrefix(p.ExternalID, "sub_") {
+				if billings[p.ExternalID] == nil {
+					billings[p.ExternalID] = map[time.Time]string{}
+				}
+				billings[p.ExternalID][t.Datetime] = p.Name
+			}
+		}
+	}
+	// UserEveryStatus's forced orders move with now, by design.
+	if seed.ExternalUserID != UserEveryStatus {
+		seen := map[string]bool{}
+		for _, t := range before {
+			seen[t.ExternalID] = true
+			l, ok := byID[t.ExternalID]
+			switch {
+			case !ok:
+				c.failf("order %s of %v gone", t.ExternalID, t.Datetime)
+			case inFlightRank(t.OrderStatus) > 0:
+				if !l.Datetime.Equal(t.Datetime) || !reflect.DeepEqual(l.Products, t.Products) {
+					c.failf("order %s (%s) changed more than its status", t.ExternalID, t.OrderStatus)
+				}
+			case !reflect.DeepEqual(l, t):
+				c.failf("order %s changed: %+v, then %+v", t.ExternalID, t, l)
+			}
+		}
+		for _, t := range after {
+			if !t.Datetime.After(now) && !seen[t.ExternalID] {
+				c.failf("order %s of %v appeared later", t.ExternalID, t.Datetime)
+			}
+		}
+	}
+
+	subs := map[string]transaction.Subscription{}
+	for _, l := range Subscriptions(seed, m, later) {
+		subs[l.ExternalID] = l
+	}
+	listed := map[string]bool{}
+	for _, f := range Subscriptions(seed, m, now) {
+		listed[f.ExternalID] = true
+		l, ok := subs[f.ExternalID]
+		expired := f.Status == "ACTIVE_CANCELLATION" && !f.ExpirationDate.After(later)
+		switch {
+		case !ok && expired:
+			continue
+		case !ok && f.Status == "ACTIVE_CANCELLATION":
+			c.failf("%q gone before its expiration %v", f.Name, *f.ExpirationDate)
+			continue
+		case !ok:
+			// Not yet canceled at now: billed at least once more, then a
+			// last cycle.
+			_, billed := billings[f.ExternalID][f.NextBillingDate]
+			if f.IsPaid && !billed || addCycle(f.NextBillingDate, f.BillingCycle).After(later) {
+				c.failf("%s %q gone without a last cycle", f.Status, f.Name)
+			}
+			continue
+		case expired:
+			c.failf("%q still listed after its expiration %v", f.Name, *f.ExpirationDate)
+		}
+		if !l.StartDate.Equal(f.StartDate) {
+			c.failf("%q start moved from %v to %v", f.Name, f.StartDate, l.StartDate)
+		}
+		if later.Before(f.NextBillingDate) && !reflect.DeepEqual(f, l) {
+			c.failf("%q changed with no billing in between: %+v, then %+v", f.Name, f, l)
+		}
+		if _, on := changeOf(f.Description, "Changed from "); !on.IsZero() {
+			if _, lon := changeOf(l.Description, "Changed from "); lon.Before(on) {
+				c.failf("%q changed on %v, later on %v", f.Name, on, lon)
+			}
+		}
+		if to, on := changeOf(f.Description, "Changing to "); !on.IsZero() {
+			if later.Before(on) {
+				if lto, lon := changeOf(l.Description, "Changing to "); l.Status != f.Status || lto != to || !lon.Equal(on) {
+					c.failf("pending change to %q on %v became %s %q", to, on, l.Status, l.Description)
+				}
+				continue
+			}
+			took := false
+			for at, name := range billings[f.ExternalID] {
+				if at.Truncate(24*time.Hour).Equal(on) && strings.HasPrefix(name, to+" — ") {
+					took = true
+				}
+			}
+			if !took {
+				c.failf("the change of %q to %q on %v did not take effect", f.Name, to, on)
+			}
+		}
+	}
+	for id, l := range subs {
+		if !listed[id] && !l.StartDate.After(now) {
+			c.failf("%q, started %v, listed only later", l.Name, l.StartDate)
 		}
 	}
 	return c.errs

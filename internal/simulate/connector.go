@@ -2,7 +2,9 @@ package simulate
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"time"
 
@@ -32,7 +34,9 @@ type Connector struct {
 // that replays the merchant's order history would: the orders of the last
 // two years on the first call; on later calls the orders placed since, or
 // when there are none the two years before the oldest ingested, until the
-// history is all in. It ingests the account's subscriptions too, for
+// history is all in. Stored orders that were still on their way and have
+// moved on since are ingested again, as updates. It ingests the account's
+// subscriptions too, for
 // merchants that have them. With updated, 3 orders change: the newest of
 // the page, or of the account when the page is empty. The events echo the
 // metadata of the account's link, as a connector's batches do.
@@ -63,6 +67,17 @@ func (c *Connector) Run(ctx context.Context, k transaction.AccountKey, updated b
 			return err
 		}
 	}
+	if len(stored) > 0 {
+		moved, err := c.movedOn(ctx, k, orders)
+		if err != nil {
+			return err
+		}
+		for rest := moved; len(rest) > 0; rest = rest[min(maxBatch, len(rest)):] {
+			if _, err := c.Transactions.IngestTransactions(ctx, k, rest[:min(maxBatch, len(rest))], nil); err != nil {
+				return err
+			}
+		}
+	}
 	if subs := Subscriptions(seed, *m, now); len(subs) > 0 {
 		if _, err := c.Transactions.IngestSubscriptions(ctx, k, subs, nil); err != nil {
 			return err
@@ -86,6 +101,45 @@ func (c *Connector) Run(ctx context.Context, k transaction.AccountKey, updated b
 	}
 	_, err = c.Transactions.IngestTransactions(ctx, k, changed, nil)
 	return err
+}
+
+// movedOn returns the orders of the history (built at now) whose stored
+// copy was still on its way (ORDERED, SHIPPED, BILLED) and has moved on
+// since. Like a connector that keeps no state of its own, it reads back
+// what the account holds, through its sync feed.
+func (c *Connector) movedOn(ctx context.Context, k transaction.AccountKey, orders []transaction.Transaction) ([]transaction.Transaction, error) {
+	onTheWay := map[string]string{}
+	cursor := ""
+	for {
+		p, err := c.Transactions.Sync(ctx, k, cursor, maxBatch)
+		if err != nil {
+			return nil, err
+		}
+		for _, doc := range p.Transactions {
+			var t struct {
+				ExternalID  string `json:"external_id"`
+				OrderStatus string `json:"order_status"`
+			}
+			if err := json.Unmarshal(doc, &t); err != nil {
+				return nil, fmt.Errorf("simulate: read back stored orders: %w", err)
+			}
+			if inFlightRank(t.OrderStatus) > 0 {
+				onTheWay[t.ExternalID] = t.OrderStatus
+			}
+		}
+		if !p.HasMore || p.NextCursor == nil {
+			break
+		}
+		cursor = *p.NextCursor
+	}
+	var moved []transaction.Transaction
+	for _, o := range orders {
+		// Only forward: a copy moved on by an update stays ahead.
+		if st, ok := onTheWay[o.ExternalID]; ok && inFlightRank(o.OrderStatus) < inFlightRank(st) {
+			moved = append(moved, o)
+		}
+	}
+	return moved, nil
 }
 
 // nextPage returns the orders not stored yet in the newest two-year span

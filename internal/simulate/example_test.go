@@ -47,4 +47,5 @@ func ExampleSubscriptions() {
 	}
 	// Output:
 	// Spotify Premium Duo MONTHLY 16.99 2026-03-20
+	// Spotify Audiobooks+ MONTHLY 11.99 2026-03-20
 }

@@ -21,18 +21,34 @@ type plan struct {
 	cents      int64
 	externalID string
 	start      time.Time
-	status     string
-	// prev is the plan the account held before this one, billed for the
-	// cycles before changeAt; nil when the plan never changed.
-	prev     *plan
-	changeAt int64
-	// pending names the plan an ACTIVE_PLAN_CHANGE switches to.
-	pending string
-	// endAt is the billing that no longer comes for an add-on that was
+	// tiers are the plans the account is billed as in turn when its plan
+	// changes: tiers[0] from the start, tiers[i] from change i on; nil when
+	// the plan never changes.
+	tiers []tier
+	// changes are the billings at which the plan changes, in order. When
+	// every > 0 the changes go on every that many cycles after the last
+	// listed one, cycling through tiers.
+	changes []int64
+	every   int64
+	// notice is how many cycles ahead a change shows as ACTIVE_PLAN_CHANGE.
+	notice int64
+	// endAt is the billing that no longer comes for a plan that was
 	// canceled: it is billed for the cycles before, shows
 	// ACTIVE_CANCELLATION in its last cycle and is gone after; 0 when it
 	// never ends.
 	endAt int64
+}
+
+// tier is what a billing of a plan shows: the plan in effect then.
+type tier struct {
+	name, desc string
+	cents      int64
+	cycle      string
+	family     bool
+}
+
+func (p *plan) own() tier {
+	return tier{name: p.name, desc: p.desc, cents: p.cents, cycle: p.cycle, family: p.family}
 }
 
 // billingAt is the plan's k-th billing, counted from 0 at its start: the
@@ -42,13 +58,42 @@ func (p *plan) billingAt(k int64) time.Time {
 	return p.start.AddDate(0, int(k)*months, int(k)*days)
 }
 
-// billedAs is the plan in effect at billing k: the previous plan before a
-// change, this one after.
-func (p *plan) billedAs(k int64) *plan {
-	if p.prev != nil && k < p.changeAt {
-		return p.prev
+// change returns the billing of the plan's change i (from 0), or -1 when
+// there is none.
+func (p *plan) change(i int) int64 {
+	n := len(p.changes)
+	switch {
+	case i < n:
+		return p.changes[i]
+	case p.every > 0 && n > 0:
+		return p.changes[n-1] + int64(i-n+1)*p.every
 	}
-	return p
+	return -1
+}
+
+// tier returns the plan billed after i changes.
+func (p *plan) tier(i int) tier {
+	switch {
+	case len(p.tiers) == 0:
+		return p.own()
+	case p.every > 0:
+		return p.tiers[i%len(p.tiers)]
+	}
+	return p.tiers[min(i, len(p.tiers)-1)]
+}
+
+// changesBy returns the number of the plan's changes at or before billing k.
+func (p *plan) changesBy(k int64) int {
+	n := 0
+	for at := p.change(0); at >= 0 && at <= k; at = p.change(n) {
+		n++
+	}
+	return n
+}
+
+// billedAs is the plan in effect at billing k.
+func (p *plan) billedAs(k int64) tier {
+	return p.tier(p.changesBy(k))
 }
 
 const (
@@ -404,55 +449,87 @@ func accountPlans(s Seed, m merchant.Merchant) []plan {
 		if i > 0 {
 			p.start = out[0].start.AddDate(0, 1+rd.IntN(18), 0) // add-ons come after the main plan
 		}
-		p.status = pickWeighted(rd, []choice[string]{{"ACTIVE", 85}, {"ACTIVE_CANCELLATION", 10}, {"ACTIVE_PLAN_CHANGE", 5}})
-		if !cancellable(m) && p.status == "ACTIVE_CANCELLATION" {
-			p.status = "ACTIVE"
-		}
+		status := pickWeighted(rd, []choice[string]{{"ACTIVE", 85}, {"ACTIVE_CANCELLATION", 10}, {"ACTIVE_PLAN_CHANGE", 5}})
 		changed, changeAt, other := chance(rd, 0.15), 1+rd.Int64N(12), rd.IntN(len(mains))
 		ends, endAt := chance(rd, 0.3), 2+rd.Int64N(36)
+		// Where, within eight years of the start, the main plan's
+		// cancellation or next change falls, in millionths.
+		later := rd.Int64N(1_000_000)
 		if i > 0 {
-			// Add-ons come and go: some were canceled, at a date that does
-			// not depend on now; a plan change is the main plan's.
-			if p.status == "ACTIVE_PLAN_CHANGE" {
-				p.status = "ACTIVE"
-			}
+			// Add-ons come and go: some were canceled; a plan change is
+			// the main plan's.
 			if ends && cancellable(m) {
 				p.endAt = endAt
 			}
 			continue
 		}
-		if len(mains) < 2 {
-			if p.status == "ACTIVE_PLAN_CHANGE" {
-				p.status = "ACTIVE"
+		var others []tier // the main plans of the same cycle it can change to
+		for _, q := range append(mains[other:len(mains):len(mains)], mains[:other]...) {
+			if q.cycle == p.cycle && q.name != p.name {
+				q.cents = planCents(r, q)
+				others = append(others, q.own())
 			}
+		}
+		span := max(cyclesIn(p.cycle, 8)*later/1_000_000, 1)
+		switch {
+		case s.ExternalUserID == UserPlanChange && len(others) > 0:
+			// Every third billing the plan changes, in turn through the
+			// merchant's plans of its cycle, and the next change is
+			// scheduled as soon as one takes effect: whenever the account
+			// is observed, a change is behind it and one ahead.
+			p.tiers = append([]tier{others[0], p.own()}, others[1:]...)
+			p.changes, p.every, p.notice = []int64{1}, 3, 3
 			continue
+		case status == "ACTIVE_CANCELLATION" && cancellable(m):
+			p.endAt = 2 + span
 		}
-		if s.ExternalUserID == UserPlanChange {
-			changed, p.status = true, "ACTIVE_PLAN_CHANGE"
+		if changed && len(others) > 0 {
+			p.tiers, p.changes = []tier{others[0], p.own()}, []int64{changeAt}
 		}
-		alt := mains[other]
-		if alt.name == p.name {
-			alt = mains[(other+1)%len(mains)]
-		}
-		if changed && alt.cycle == p.cycle {
-			prev := alt
-			prev.cents = planCents(r, prev)
-			prev.externalID, prev.start = p.externalID, p.start
-			p.prev, p.changeAt = &prev, changeAt
-			// The pending change goes back to the earlier plan or on to another.
-			alt = mains[(other+2)%len(mains)]
-			if alt.name == p.name {
-				alt = prev
+		if status == "ACTIVE_PLAN_CHANGE" && len(others) > 0 {
+			// A change announced a cycle ahead: back to the earlier plan
+			// or on to another.
+			if len(p.tiers) == 0 {
+				p.tiers = []tier{p.own()}
 			}
-		}
-		if p.status == "ACTIVE_PLAN_CHANGE" {
-			if alt.name == p.name {
-				p.status = "ACTIVE"
+			at := span
+			if len(p.changes) > 0 {
+				at += p.changes[0]
 			}
-			p.pending = alt.name
+			p.tiers = append(p.tiers, others[len(others)-1])
+			p.changes, p.notice = append(p.changes, at), 1
 		}
 	}
+	// Add-ons end with the main plan: by the first of their billings at or
+	// after its end, and one that would start after it never does.
+	if e := out[0].endAt; e > 0 {
+		end := out[0].billingAt(e)
+		kept := out[:1]
+		for _, a := range out[1:] {
+			if !a.start.Before(end) {
+				continue
+			}
+			k := lastCycle(&a, end)
+			if a.billingAt(k).Before(end) {
+				k++
+			}
+			if a.endAt == 0 || k < a.endAt {
+				a.endAt = k
+			}
+			kept = append(kept, a)
+		}
+		out = kept
+	}
 	return out
+}
+
+// cyclesIn is the number of billing cycles in years.
+func cyclesIn(cycle string, years int64) int64 {
+	months, days := cycleStep(cycle)
+	if months > 0 {
+		return years * 12 / int64(months)
+	}
+	return years * 365 / int64(days)
 }
 
 // planCents is the account's price of p: its list price, or a price in its

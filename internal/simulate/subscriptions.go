@@ -12,10 +12,13 @@ import (
 // sells subscriptions (m.Subscription, or a streaming, software, news,
 // fitness, telecom or utilities merchant), and returns nil otherwise. The
 // plans do not depend on seed.Call nor on now: a later observation sees the
-// same plans, with the same ExternalIDs and start dates, billed up to now.
-// Every billing of a paid plan is a transaction of History on its billing
-// date, so LastBillingDate is the date of the plan's newest billing. A plan
-// that starts after now is left out. ID fields are left empty.
+// same plans, with the same ExternalIDs and start dates, billed up to now:
+// cancellations and plan changes fall on billing dates fixed in the
+// account's history, so a later observation is an earlier one moved on in
+// time. Every billing of a paid plan is a transaction of History on its
+// billing date, so LastBillingDate is the date of the plan's newest
+// billing. A plan that starts after now, or has ended, is left out. ID
+// fields are left empty.
 func Subscriptions(seed Seed, m merchant.Merchant, now time.Time) []transaction.Subscription {
 	if !hasPlans(m) {
 		return nil
@@ -29,15 +32,19 @@ func Subscriptions(seed Seed, m merchant.Merchant, now time.Time) []transaction.
 			continue // not taken yet, or ended
 		}
 		k := lastCycle(p, now)
-		status := p.status
-		if p.endAt > 0 {
-			status = "ACTIVE"
-			if k+1 == p.endAt {
-				status = "ACTIVE_CANCELLATION"
-			}
-		}
 		last, next := p.billingAt(k), p.billingAt(k+1)
-		cur := p.billedAs(k)
+		n := p.changesBy(k)
+		cur := p.tier(n)
+		// A cancellation shows in the last cycle; a change from its notice
+		// until it takes effect, unless the plan ends first.
+		status := "ACTIVE"
+		at := p.change(n)
+		switch {
+		case p.endAt > 0 && k+1 == p.endAt:
+			status = "ACTIVE_CANCELLATION"
+		case at >= 0 && k >= at-p.notice && (p.endAt == 0 || at < p.endAt):
+			status = "ACTIVE_PLAN_CHANGE"
+		}
 		s := transaction.Subscription{
 			ExternalID:         p.externalID,
 			Name:               cur.name,
@@ -58,8 +65,8 @@ func Subscriptions(seed Seed, m merchant.Merchant, now time.Time) []transaction.
 		if s.Description == "" {
 			s.Description = fmt.Sprintf("%s, billed %s", cur.name, cycleWords[cur.cycle])
 		}
-		if p.prev != nil && k >= p.changeAt {
-			s.Description += fmt.Sprintf(". Changed from %s on %s", p.prev.name, p.billingAt(p.changeAt).Format("Jan 2, 2006"))
+		if n > 0 {
+			s.Description += fmt.Sprintf(". Changed from %s on %s", p.tier(n-1).name, p.billingAt(p.change(n-1)).Format("Jan 2, 2006"))
 		}
 		switch status {
 		case "ACTIVE_CANCELLATION":
@@ -67,7 +74,7 @@ func Subscriptions(seed Seed, m merchant.Merchant, now time.Time) []transaction.
 			s.ExpirationDate = &exp
 			s.Description += ". Canceled: access ends " + next.Format("Jan 2, 2006")
 		case "ACTIVE_PLAN_CHANGE":
-			s.Description += ". Changing to " + p.pending + " on " + next.Format("Jan 2, 2006")
+			s.Description += ". Changing to " + p.tier(n+1).name + " on " + p.billingAt(at).Format("Jan 2, 2006")
 		}
 		out = append(out, s)
 	}

@@ -57,6 +57,10 @@ func (h *history) build(e entry) transaction.Transaction {
 	}
 	r := newRand(purposeOrders, s.ClientID, s.ExternalUserID, strconv.FormatInt(s.MerchantID, 10), kind,
 		strconv.FormatInt(e.n, 10), e.forced, strconv.Itoa(e.variant))
+	// How far an order on its way has got is drawn apart, once, so that
+	// the main stream is the same whenever the order is observed.
+	u := newRand(purposeOrders+"/in-flight", s.ClientID, s.ExternalUserID, strconv.FormatInt(s.MerchantID, 10), kind,
+		strconv.FormatInt(e.n, 10), e.forced, strconv.Itoa(e.variant)).Float64()
 	g := &gen{r: r, a: h.a, now: h.now}
 	p := h.p
 	d := &draft{when: e.when, path: p.path, fulfil: p.fulfil, giftOdds: p.giftOdds, taxBP: h.a.city.taxBP}
@@ -75,7 +79,7 @@ func (h *history) build(e entry) transaction.Transaction {
 		if e.forced != "" {
 			d.fulfil = e.fulfil
 		}
-		d.status = h.status(r, e, d.fulfil)
+		d.status = h.status(r, e, d.fulfil, u)
 		fulfil := d.fulfil
 		if p.cadence.kind == billed {
 			oneOff(g, d)
@@ -84,7 +88,7 @@ func (h *history) build(e entry) transaction.Transaction {
 		}
 		if d.fulfil != fulfil {
 			// A physical good at a digital store: an order that ships.
-			d.status = h.status(r, e, d.fulfil)
+			d.status = h.status(r, e, d.fulfil, u)
 			d.path = "orders"
 		}
 		if d.fulfil == fulfilShip && p.gifts && chance(r, 0.08) {
@@ -100,7 +104,7 @@ func (h *history) build(e entry) transaction.Transaction {
 // status is the status of an order of fulfilment f: the one a test user's
 // order must take, or a final status drawn for the order, which a recent
 // order has not reached yet.
-func (h *history) status(r *rand.Rand, e entry, f fulfilment) string {
+func (h *history) status(r *rand.Rand, e entry, f fulfilment, u float64) string {
 	if e.forced != "" {
 		sts := statusesOf(f, h.p.travel)
 		for _, st := range sts {
@@ -111,7 +115,7 @@ func (h *history) status(r *rand.Rand, e entry, f fulfilment) string {
 		return sts[len(sts)-1]
 	}
 	final := finalStatus(r, f, h.p.travel)
-	return inFlight(r, final, f, h.p.travel, h.now.Sub(e.when))
+	return inFlight(u, final, f, h.p.travel, h.now.Sub(e.when))
 }
 
 // finalStatus draws where an order of fulfilment f ends. It does not
@@ -141,8 +145,10 @@ func finalStatus(r *rand.Rand, f fulfilment, travel bool) string {
 
 // inFlight returns the status an order bound for final shows age after it
 // was placed: a parcel is ORDERED, then SHIPPED; a booking is BILLED until
-// the trip. Failed and canceled orders end at once.
-func inFlight(r *rand.Rand, final string, f fulfilment, travel bool, age time.Duration) string {
+// the trip. Failed and canceled orders end at once. u, in [0, 1), is the
+// order's own draw of how fast it moves on: the same at every age, so the
+// status only ever moves forward.
+func inFlight(u float64, final string, f fulfilment, travel bool, age time.Duration) string {
 	const day = 24 * time.Hour
 	if final == transaction.StatusFailed || final == transaction.StatusCancelled {
 		return final
@@ -152,7 +158,7 @@ func inFlight(r *rand.Rand, final string, f fulfilment, travel bool, age time.Du
 		switch {
 		case age < 2*day:
 			return transaction.StatusOrdered
-		case age < 7*day && chance(r, float64(7*day-age)/float64(5*day)):
+		case age < 7*day && u < float64(7*day-age)/float64(5*day):
 			return transaction.StatusShipped
 		case age < 7*day:
 			return transaction.StatusDelivered
@@ -170,7 +176,7 @@ func inFlight(r *rand.Rand, final string, f fulfilment, travel bool, age time.Du
 			return transaction.StatusBilled // booked, trip still ahead
 		}
 	case fulfilDigital:
-		if age < 3*day && chance(r, 0.6) {
+		if age < 3*day && u < 0.6 {
 			return transaction.StatusBilled
 		}
 	}

@@ -357,3 +357,62 @@ func TestRequestLogPruning(t *testing.T) {
 		}
 	})
 }
+
+// noCanaries fails when a logged request of the developer, or a page of the
+// request log, holds one of canaries; it returns the logged requests.
+func noCanaries(t *testing.T, h *harness, canaries []string) []*store.RequestLog {
+	t.Helper()
+	logs := h.requestLogs(h.clientID, store.RequestLogListParams{})
+	for _, l := range logs {
+		row := fmt.Sprintf("%+v", *l)
+		for _, c := range canaries {
+			if strings.Contains(row, c) {
+				t.Errorf("logged %s %s holds canary %q: %s", l.Method, l.Path, c, row)
+			}
+		}
+	}
+	d := h.dash()
+	d.mustSignIn("viewer@example.com", h.addMember("viewer@example.com", store.RoleViewer))
+	pages := []string{"/dashboard/requests"}
+	for _, l := range logs {
+		pages = append(pages, "/dashboard/requests/"+url.PathEscape(l.RequestID))
+	}
+	for _, p := range pages {
+		r := d.get(p)
+		if r.status != http.StatusOK {
+			t.Fatalf("GET %s: %d", p, r.status)
+		}
+		for _, c := range canaries {
+			if strings.Contains(string(r.body), c) || strings.Contains(string(r.body), url.QueryEscape(c)) {
+				t.Errorf("%s shows canary %q", p, c)
+			}
+		}
+	}
+	return logs
+}
+
+// A session value or card number is redacted wherever a caller puts it:
+// in a path (an id), in a key of a body or a query, and in an
+// external_user_id cut to its column's size, where a cut must not keep
+// the first digits of a card number.
+func TestRequestLogRedactsPathsKeysAndCutValues(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, h *harness) {
+		s := h.do("POST", "/session/create", map[string]any{"type": "link", "external_user_id": "user-canary"}, nil)
+		var session struct{ Session string }
+		if err := json.Unmarshal(s.body, &session); err != nil || !strings.HasPrefix(session.Session, "sess_") {
+			t.Fatalf("session: %s", s.body)
+		}
+		number := canaryNumber(t)
+		h.do("GET", "/transactions/"+session.Session, nil, nil)
+		h.do("GET", "/subscriptions/"+number, nil, nil)
+		h.do("POST", "/session/create", map[string]any{"type": "link", "external_user_id": "u", session.Session: 1, number: 2}, nil)
+		h.do("GET", "/accounts/get?external_user_id=u&"+session.Session+"=1&"+number+"=2", nil, nil)
+		long := strings.Repeat("a", 245) + number
+		h.do("POST", "/session/create", map[string]any{"type": "link", "external_user_id": long}, nil)
+		h.do("GET", "/accounts/get?merchant_id=1&external_user_id="+long, nil, nil)
+		if logs := noCanaries(t, h, []string{session.Session, number, number[:11]}); len(logs) != 7 {
+			t.Errorf("%d requests logged, want 7", len(logs))
+		}
+	})
+}

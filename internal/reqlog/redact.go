@@ -96,7 +96,7 @@ func RedactBody(path, contentType string, body []byte, size int, overflow bool) 
 	var out Body
 	if obj, ok := v.(map[string]any); ok {
 		if s, ok := obj["external_user_id"].(string); ok {
-			out.ExternalUserID = redactString(cleanText(s, 256))
+			out.ExternalUserID = redactText(s, 256)
 		}
 		if s, ok := obj["error_code"].(string); ok {
 			out.ErrorCode = cleanText(s, 100)
@@ -111,16 +111,26 @@ func RedactBody(path, contentType string, body []byte, size int, overflow bool) 
 	return out
 }
 
-// redactValue walks a decoded JSON value, replacing secret values.
+// redactValue walks a decoded JSON value, replacing secret values, and
+// keys that hold a bearer value or a card number (a caller's map keys are
+// data too).
 func redactValue(path string, v any) any {
 	switch v := v.(type) {
 	case map[string]any:
+		var renamed []string
 		for k, val := range v {
 			if secretKey(path, k) && val != nil {
 				v[k] = Redacted
-				continue
+			} else {
+				v[k] = redactValue(path, val)
 			}
-			v[k] = redactValue(path, val)
+			if redactString(k) != k {
+				renamed = append(renamed, k)
+			}
+		}
+		for _, k := range renamed {
+			v[redactString(k)] = v[k]
+			delete(v, k)
 		}
 		return v
 	case []any:
@@ -161,7 +171,7 @@ func RedactQuery(path, rawQuery string) (query, externalUserID string) {
 		return "[query not kept: it could not be parsed]", ""
 	}
 	if ids := values["external_user_id"]; len(ids) > 0 {
-		externalUserID = redactString(cleanText(ids[0], 256))
+		externalUserID = redactText(ids[0], 256)
 	}
 	keys := make([]string, 0, len(values))
 	for k := range values {
@@ -179,10 +189,27 @@ func RedactQuery(path, rawQuery string) (query, externalUserID string) {
 			} else {
 				v = redactString(v)
 			}
-			b.WriteString(url.QueryEscape(k) + "=" + url.QueryEscape(v))
+			b.WriteString(url.QueryEscape(redactString(k)) + "=" + url.QueryEscape(v))
 		}
 	}
 	return cut(cleanText(b.String(), -1), 2048), externalUserID
+}
+
+// redactPath redacts each segment of a path as a string value: the ids in
+// a path are the caller's, and may hold a bearer value or a card number.
+func redactPath(path string) string {
+	segments := strings.Split(cleanText(path, -1), "/")
+	for i, s := range segments {
+		segments[i] = redactString(s)
+	}
+	return cut(strings.Join(segments, "/"), 2048)
+}
+
+// redactText makes a caller's text storable and redacted, then cuts it at
+// n bytes: cut first, a card number's first digits would be kept, too few
+// to be recognised, and a NUL removed could join two runs of digits.
+func redactText(s string, n int) string {
+	return cut(redactString(cleanText(s, -1)), n)
 }
 
 // maskCardNumbers replaces every run of 12 to 19 digits (single spaces or

@@ -232,7 +232,7 @@ func Redact(c *Captured) *store.RequestLog {
 		errorCode = resp.ErrorCode
 	}
 	return &store.RequestLog{
-		ClientID: c.ClientID, RequestID: c.RequestID, CreatedAt: c.At, Method: c.Method, Path: cleanText(c.Path, 2048),
+		ClientID: c.ClientID, RequestID: c.RequestID, CreatedAt: c.At, Method: c.Method, Path: redactPath(c.Path),
 		Query: query, Status: c.Status, ErrorCode: errorCode, Latency: c.Latency.Truncate(time.Microsecond),
 		IP: cleanText(c.IP, 64), ExternalUserID: user, RequestBody: req.Text, ResponseBody: resp.Text,
 	}

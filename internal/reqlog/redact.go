@@ -44,15 +44,19 @@ var secretWords = []string{"secret", "password", "token", "encrypted"}
 // string holding one is redacted under any key.
 var secretPrefixes = []string{"hsk_", "csec_", "sess_", "whsec_"}
 
-// pathKeys are keys redacted on one path only: POST /card's user is the
-// cardholder's name, address and phone.
-var pathKeys = map[string]map[string]bool{
-	"/card": {"user": true},
-}
+// cardKeys are the only top-level keys of POST /card's request body and
+// query that are kept: the rest is the card and the cardholder, or copies
+// of them under names the API does not take (flattened, misnamed, in
+// another spelling), which a deny-list of names would miss.
+var cardKeys = map[string]bool{"task_id": true, "external_user_id": true, "merchant_id": true}
 
-func secretKey(path, key string) bool {
+// keptKey reports whether a top-level key of a request to path may keep
+// its value (subject to the other rules).
+func keptKey(path, key string) bool { return path != "/card" || cardKeys[key] }
+
+func secretKey(key string) bool {
 	k := strings.ToLower(key)
-	if secretKeys[k] || pathKeys[path][k] {
+	if secretKeys[k] {
 		return true
 	}
 	for _, w := range secretWords {
@@ -73,10 +77,20 @@ type Body struct {
 	ErrorCode string
 }
 
-// RedactBody turns a captured body into what may be stored. overflow says
-// the body was longer than what was captured (size is its full length when
-// known, else the captured length).
+// RedactBody turns a captured response body into what may be stored.
+// overflow says the body was longer than what was captured (size is its
+// full length when known, else the captured length).
 func RedactBody(path, contentType string, body []byte, size int, overflow bool) Body {
+	return redactBody(path, contentType, body, size, overflow, false)
+}
+
+// RedactRequestBody is RedactBody for a request's body, whose top-level
+// keys on POST /card are also held against cardKeys.
+func RedactRequestBody(path, contentType string, body []byte, size int, overflow bool) Body {
+	return redactBody(path, contentType, body, size, overflow, true)
+}
+
+func redactBody(path, contentType string, body []byte, size int, overflow, request bool) Body {
 	if len(body) == 0 && !overflow {
 		return Body{}
 	}
@@ -101,8 +115,13 @@ func RedactBody(path, contentType string, body []byte, size int, overflow bool) 
 		if s, ok := obj["error_code"].(string); ok {
 			out.ErrorCode = cleanText(s, 100)
 		}
+		for k, val := range obj {
+			if request && !keptKey(path, k) && val != nil {
+				obj[k] = Redacted
+			}
+		}
 	}
-	v = redactValue(path, v)
+	v = redactValue(v)
 	text, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return Body{Text: "[body not kept: it could not be encoded]"}
@@ -114,15 +133,15 @@ func RedactBody(path, contentType string, body []byte, size int, overflow bool) 
 // redactValue walks a decoded JSON value, replacing secret values, and
 // keys that hold a bearer value or a card number (a caller's map keys are
 // data too).
-func redactValue(path string, v any) any {
+func redactValue(v any) any {
 	switch v := v.(type) {
 	case map[string]any:
 		var renamed []string
 		for k, val := range v {
-			if secretKey(path, k) && val != nil {
+			if secretKey(k) && val != nil {
 				v[k] = Redacted
 			} else {
-				v[k] = redactValue(path, val)
+				v[k] = redactValue(val)
 			}
 			if redactString(k) != k {
 				renamed = append(renamed, k)
@@ -135,7 +154,7 @@ func redactValue(path string, v any) any {
 		return v
 	case []any:
 		for i := range v {
-			v[i] = redactValue(path, v[i])
+			v[i] = redactValue(v[i])
 		}
 		return v
 	case string:
@@ -184,7 +203,7 @@ func RedactQuery(path, rawQuery string) (query, externalUserID string) {
 			if b.Len() > 0 {
 				b.WriteByte('&')
 			}
-			if secretKey(path, k) {
+			if secretKey(k) || !keptKey(path, k) {
 				v = Redacted
 			} else {
 				v = redactString(v)

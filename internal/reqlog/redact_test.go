@@ -38,7 +38,7 @@ func TestRedactBody(t *testing.T) {
 		{name: "empty", path: "/jwe/key", body: ``, want: ``},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := RedactBody(tc.path, tc.contentType, []byte(tc.body), len(tc.body), false)
+			got := RedactRequestBody(tc.path, tc.contentType, []byte(tc.body), len(tc.body), false)
 			text := got.Text
 			var compact bytes.Buffer
 			if json.Compact(&compact, []byte(text)) == nil {

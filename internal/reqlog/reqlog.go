@@ -222,7 +222,7 @@ func (w *Writer) write(batch []*Captured) {
 // redacted, the user and the error code read from them.
 func Redact(c *Captured) *store.RequestLog {
 	query, user := RedactQuery(c.Path, c.RawQuery)
-	req := RedactBody(c.Path, c.Request.ContentType, c.Request.Data, c.Request.Size, c.Request.Overflow)
+	req := RedactRequestBody(c.Path, c.Request.ContentType, c.Request.Data, c.Request.Size, c.Request.Overflow)
 	resp := RedactBody(c.Path, c.Response.ContentType, c.Response.Data, c.Response.Size, c.Response.Overflow)
 	if user == "" {
 		user = req.ExternalUserID

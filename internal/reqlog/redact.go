@@ -28,16 +28,17 @@ const truncatedMark = "\n[truncated]"
 // secretKeys are the object keys whose values are never kept, whatever
 // they hold (lower case): the whole value is replaced, so that not even
 // the field names of a card are stored. Besides them, any key holding "secret",
-// "password", "token" or "encrypted" is redacted (secretWords).
+// "password", "token", "encrypted" or "signature" (Knot-Signature) is
+// redacted (secretWords).
 var secretKeys = map[string]bool{
 	"session": true, "jwe": true, "card": true, "number": true, "cvv": true, "cvc": true, "expiration": true,
 	"expiry": true, "otp": true, "answer": true, "answers": true, "authorization": true, "api_key": true,
-	"pin": true, "credentials": true, "cookie": true, "signature": true,
+	"pin": true, "credentials": true, "cookie": true,
 	// Detection's inputs are sealed at rest wherever Hitch keeps them.
 	"email": true, "phone_number": true, "phone": true,
 }
 
-var secretWords = []string{"secret", "password", "token", "encrypted"}
+var secretWords = []string{"secret", "password", "token", "encrypted", "signature"}
 
 // secretPrefixes are the prefixes of Hitch's own bearer values (API
 // secrets, connector secrets, session values, webhook signing secrets): a

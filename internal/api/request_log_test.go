@@ -473,3 +473,24 @@ func TestRequestLogRedactsSignatures(t *testing.T) {
 		noCanaries(t, h, canaries)
 	})
 }
+
+// The two headers the log keeps something of, X-Request-Id (the caller's
+// when it looks like an id) and the Content-Type a placeholder names, are
+// redacted by the same value rules.
+func TestRequestLogRedactsHeadersItKeeps(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, h *harness) {
+		s := h.do("POST", "/session/create", map[string]any{"type": "link", "external_user_id": "user-canary"}, nil)
+		var session struct{ Session string }
+		if err := json.Unmarshal(s.body, &session); err != nil || !strings.HasPrefix(session.Session, "sess_") {
+			t.Fatalf("session: %s", s.body)
+		}
+		number := canaryNumber(t)
+		h.do("GET", "/jwe/key", nil, http.Header{"X-Request-Id": {session.Session}})
+		h.do("GET", "/jwe/key", nil, http.Header{"X-Request-Id": {"req-" + number}})
+		h.do("POST", "/session/create", "not JSON", http.Header{"Content-Type": {"application/json; x=" + session.Session}})
+		if logs := noCanaries(t, h, []string{session.Session, number}); len(logs) != 4 {
+			t.Errorf("%d requests logged, want 4", len(logs))
+		}
+	})
+}

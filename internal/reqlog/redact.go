@@ -106,7 +106,7 @@ func redactBody(path, contentType string, body []byte, size int, overflow, reque
 		if ct == "" {
 			ct = "no content type"
 		}
-		return Body{Text: fmt.Sprintf("[body of %d bytes not kept: not JSON (%s)]", len(body), cleanText(ct, 100))}
+		return Body{Text: fmt.Sprintf("[body of %d bytes not kept: not JSON (%s)]", len(body), redactText(ct, 100))}
 	}
 	var out Body
 	if obj, ok := v.(map[string]any); ok {

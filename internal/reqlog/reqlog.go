@@ -253,7 +253,8 @@ func Redact(c *Captured) *store.RequestLog {
 		errorCode = resp.ErrorCode
 	}
 	return &store.RequestLog{
-		ClientID: c.ClientID, RequestID: c.RequestID, CreatedAt: c.At, Method: c.Method, Path: redactPath(c.Path),
+		// The caller may choose the request id (X-Request-Id).
+		ClientID: c.ClientID, RequestID: redactString(c.RequestID), CreatedAt: c.At, Method: c.Method, Path: redactPath(c.Path),
 		Query: query, Status: c.Status, ErrorCode: errorCode, Latency: c.Latency.Truncate(time.Microsecond),
 		IP: cleanText(c.IP, 64), ExternalUserID: user, RequestBody: req.Text, ResponseBody: resp.Text,
 	}

@@ -51,9 +51,12 @@ var secretPrefixes = []string{"hsk_", "csec_", "sess_", "whsec_"}
 // another spelling), which a deny-list of names would miss.
 var cardKeys = map[string]bool{"task_id": true, "external_user_id": true, "merchant_id": true}
 
+// cardPath is the path whose requests are card data.
+const cardPath = "/card"
+
 // keptKey reports whether a top-level key of a request to path may keep
 // its value (subject to the other rules).
-func keptKey(path, key string) bool { return path != "/card" || cardKeys[key] }
+func keptKey(path, key string) bool { return path != cardPath || cardKeys[key] }
 
 func secretKey(key string) bool {
 	k := strings.ToLower(key)
@@ -121,6 +124,8 @@ func redactBody(path, contentType string, body []byte, size int, overflow, reque
 				obj[k] = Redacted
 			}
 		}
+	} else if request && path == cardPath {
+		v = Redacted // not the object /card takes: card data all the same
 	}
 	v = redactValue(v)
 	text, err := json.MarshalIndent(v, "", "  ")

@@ -147,7 +147,7 @@ func TestRequestLogRedactsSecrets(t *testing.T) {
 		for _, l := range logs {
 			row := fmt.Sprintf("%+v", *l)
 			for _, c := range canaries {
-				if strings.Contains(row, c) {
+				if holdsCanary(row, c) {
 					t.Errorf("logged %s %s holds canary %q: %s", l.Method, l.Path, c, row)
 				}
 			}
@@ -169,12 +169,22 @@ func TestRequestLogRedactsSecrets(t *testing.T) {
 				t.Fatalf("GET %s: %d", p, r.status)
 			}
 			for _, c := range canaries {
-				if strings.Contains(string(r.body), c) || strings.Contains(string(r.body), url.QueryEscape(c)) {
+				if holdsCanary(string(r.body), c) || holdsCanary(string(r.body), url.QueryEscape(c)) {
 					t.Errorf("%s shows canary %q", p, c)
 				}
 			}
 		}
 	})
+}
+
+// holdsCanary reports whether text holds canary; a short number (a CVV)
+// only as a whole number, so that the digits of a hex request id or a
+// UUID do not count.
+func holdsCanary(text, canary string) bool {
+	if len(canary) >= 12 || strings.Trim(canary, "0123456789") != "" {
+		return strings.Contains(text, canary)
+	}
+	return regexp.MustCompile(`(^|[^0-9A-Za-z])` + canary + `([^0-9A-Za-z]|$)`).MatchString(text)
 }
 
 var loggedIDs = regexp.MustCompile(`data-request-id="([^"]+)"`)
@@ -366,7 +376,7 @@ func noCanaries(t *testing.T, h *harness, canaries []string) []*store.RequestLog
 	for _, l := range logs {
 		row := fmt.Sprintf("%+v", *l)
 		for _, c := range canaries {
-			if strings.Contains(row, c) {
+			if holdsCanary(row, c) {
 				t.Errorf("logged %s %s holds canary %q: %s", l.Method, l.Path, c, row)
 			}
 		}
@@ -383,7 +393,7 @@ func noCanaries(t *testing.T, h *harness, canaries []string) []*store.RequestLog
 			t.Fatalf("GET %s: %d", p, r.status)
 		}
 		for _, c := range canaries {
-			if strings.Contains(string(r.body), c) || strings.Contains(string(r.body), url.QueryEscape(c)) {
+			if holdsCanary(string(r.body), c) || holdsCanary(string(r.body), url.QueryEscape(c)) {
 				t.Errorf("%s shows canary %q", p, c)
 			}
 		}

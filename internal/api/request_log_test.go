@@ -505,3 +505,19 @@ func TestRequestLogRedactsHeadersItKeeps(t *testing.T) {
 		}
 	})
 }
+
+// A card number in free text is masked when digits follow or precede it
+// with a space or dash between them (its CVV or expiry), which made one
+// run of digits too long for a card number, or one failing the Luhn check.
+func TestRequestLogMasksCardNumbersAmongDigits(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, h *harness) {
+		number := canaryNumber(t)
+		spaced := number[:4] + " " + number[4:8] + " " + number[8:12] + " " + number[12:]
+		for _, note := range []string{number + " 123", spaced + " 12 30 123", "cvv 321 " + number, "1-" + number + "-1230"} {
+			h.do("POST", "/session/create", map[string]any{"type": "link", "external_user_id": "u",
+				"metadata": map[string]string{"note": note}}, nil)
+		}
+		noCanaries(t, h, []string{number, spaced, number[:12], spaced[:14]})
+	})
+}

@@ -237,35 +237,58 @@ func redactText(s string, n int) string {
 	return cut(redactString(cleanText(s, -1)), n)
 }
 
-// maskCardNumbers replaces every run of 12 to 19 digits (single spaces or
-// dashes between them allowed) that starts as the card networks' numbers
-// do (2 to 6: Mastercard, Amex, Diners, JCB, Visa, Maestro, Discover,
-// UnionPay) and passes the Luhn check. The first digit keeps ids made of
-// Unix times (1…) from being masked one time in ten.
+// maskCardNumbers replaces every card number within s: a span of whole
+// groups of a run of digits (groups joined by single spaces or dashes),
+// 12 to 19 digits long, that starts as the card networks' numbers do (2 to
+// 6: Mastercard, Amex, Diners, JCB, Visa, Maestro, Discover, UnionPay) and
+// passes the Luhn check; the longest such span first, from the left, so
+// that a CVV or an expiry written next to a number does not hide it. The
+// first digit keeps ids made of Unix times (1…) from being masked one time
+// in ten.
 func maskCardNumbers(s string) string {
 	var out strings.Builder
-	last, digits := 0, make([]byte, 0, 19)
+	last := 0
+	digits := make([]byte, 0, 19)
 	for i := 0; i < len(s); {
 		if !isDigit(s[i]) {
 			i++
 			continue
 		}
-		digits, end := digits[:0], i
-		for j := i; j < len(s); {
-			if isDigit(s[j]) {
-				digits = append(digits, s[j])
+		// The run's groups, as [start, end) in s.
+		var groups [][2]int
+		end := i
+		for {
+			j := end
+			for j < len(s) && isDigit(s[j]) {
 				j++
-				end = j
-			} else if (s[j] == ' ' || s[j] == '-') && j+1 < len(s) && isDigit(s[j+1]) {
-				j++
-			} else {
-				break
 			}
+			groups = append(groups, [2]int{end, j})
+			if j+1 < len(s) && (s[j] == ' ' || s[j] == '-') && isDigit(s[j+1]) {
+				end = j + 1
+				continue
+			}
+			end = j
+			break
 		}
-		if len(digits) >= 12 && len(digits) <= 19 && digits[0] >= '2' && digits[0] <= '6' && luhn(digits) {
-			out.WriteString(s[last:i])
+		for g := 0; g < len(groups); {
+			card := -1
+			digits = digits[:0]
+			for h := g; h < len(groups); h++ {
+				if digits = append(digits, s[groups[h][0]:groups[h][1]]...); len(digits) > 19 {
+					break
+				}
+				if len(digits) >= 12 && digits[0] >= '2' && digits[0] <= '6' && luhn(digits) {
+					card = h
+				}
+			}
+			if card < 0 {
+				g++
+				continue
+			}
+			out.WriteString(s[last:groups[g][0]])
 			out.WriteString("[redacted card number]")
-			last = end
+			last = groups[card][1]
+			g = card + 1
 		}
 		i = end
 	}

@@ -429,8 +429,8 @@ func TestRequestLogRedactsPathsKeysAndCutValues(t *testing.T) {
 
 // POST /card keeps only its target in the log: card data sent under other
 // names than the API's (flattened, misnamed, in another letter case or a
-// Unicode spelling of "user", in a body that is not an object) is
-// redacted as well, in the body and the query.
+// Unicode spelling of "user", in a body that is not an object, nested
+// under a kept key) is redacted as well, in the body and the query.
 func TestRequestLogRedactsMisplacedCardData(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, h *harness) {
@@ -439,19 +439,21 @@ func TestRequestLogRedactsMisplacedCardData(t *testing.T) {
 			"exp_month": "canary-month-11", "exp_year": "canary-year-2039", "cvv2": "canary-cvv-827", "card_number": number,
 			"billing": map[string]any{"postal_code": "canary-zip-94107"}, "uſer": map[string]any{"last_name": "Canaryfold"}}, nil)
 		h.do("POST", "/card", []any{map[string]any{"task_id": 1, "first_name": "Canaryarray"}}, nil)
+		h.do("POST", "/card", map[string]any{"task_id": map[string]any{"last_name": "Canarynested"},
+			"external_user_id": []any{"Canarylisted"}}, nil)
 		h.do("POST", "/card?name=Canaryquery&security_code=canary-csc-55&task_id=1",
 			map[string]any{"task_id": "1", "merchant_id": 1, "external_user_id": "card-user"}, nil)
 		logs := noCanaries(t, h, []string{"Canaryfirst", "Canaryholder", "canary-month", "canary-year", "canary-cvv", number,
-			"canary-zip", "Canaryfold", "Canaryarray", "Canaryquery", "canary-csc"})
-		if len(logs) != 3 {
-			t.Fatalf("%d requests logged, want 3", len(logs))
+			"canary-zip", "Canaryfold", "Canaryarray", "Canarynested", "Canarylisted", "Canaryquery", "canary-csc"})
+		if len(logs) != 4 {
+			t.Fatalf("%d requests logged, want 4", len(logs))
 		}
 		// What names the card's target is kept.
 		if l := logs[0]; l.ExternalUserID != "card-user" || !strings.Contains(l.RequestBody, `"merchant_id": 1`) ||
 			!strings.Contains(l.Query, "task_id=1") {
 			t.Errorf("the target was not kept: %+v", l)
 		}
-		if l := logs[2]; !strings.Contains(l.RequestBody, `"task_id": 1`) {
+		if l := logs[3]; !strings.Contains(l.RequestBody, `"task_id": 1`) {
 			t.Errorf("the task was not kept: %s", l.RequestBody)
 		}
 	})

@@ -120,7 +120,13 @@ func redactBody(path, contentType string, body []byte, size int, overflow, reque
 			out.ErrorCode = cleanText(s, 100)
 		}
 		for k, val := range obj {
-			if request && !keptKey(path, k) && val != nil {
+			_, nested := val.(map[string]any)
+			if _, list := val.([]any); list {
+				nested = true
+			}
+			// The kept keys of /card hold a number or a string: an object
+			// or a list under them is card data all the same.
+			if request && (!keptKey(path, k) || nested && path == cardPath) && val != nil {
 				obj[k] = Redacted
 			}
 		}

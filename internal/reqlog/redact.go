@@ -28,31 +28,39 @@ const truncatedMark = "\n[truncated]"
 // secretKeys are the object keys whose values are never kept, whatever
 // they hold (lower case): the whole value is replaced, so that not even
 // the field names of a card are stored. Besides them, any key holding "secret",
-// "password", "token" or "encrypted" is redacted (secretWords).
+// "password", "token", "encrypted" or "signature" (Knot-Signature) is
+// redacted (secretWords).
 var secretKeys = map[string]bool{
 	"session": true, "jwe": true, "card": true, "number": true, "cvv": true, "cvc": true, "expiration": true,
 	"expiry": true, "otp": true, "answer": true, "answers": true, "authorization": true, "api_key": true,
-	"pin": true, "credentials": true, "cookie": true, "signature": true,
+	"pin": true, "credentials": true, "cookie": true,
 	// Detection's inputs are sealed at rest wherever Hitch keeps them.
 	"email": true, "phone_number": true, "phone": true,
 }
 
-var secretWords = []string{"secret", "password", "token", "encrypted"}
+var secretWords = []string{"secret", "password", "token", "encrypted", "signature"}
 
 // secretPrefixes are the prefixes of Hitch's own bearer values (API
 // secrets, connector secrets, session values, webhook signing secrets): a
 // string holding one is redacted under any key.
 var secretPrefixes = []string{"hsk_", "csec_", "sess_", "whsec_"}
 
-// pathKeys are keys redacted on one path only: POST /card's user is the
-// cardholder's name, address and phone.
-var pathKeys = map[string]map[string]bool{
-	"/card": {"user": true},
-}
+// cardKeys are the only top-level keys of POST /card's request body and
+// query that are kept: the rest is the card and the cardholder, or copies
+// of them under names the API does not take (flattened, misnamed, in
+// another spelling), which a deny-list of names would miss.
+var cardKeys = map[string]bool{"task_id": true, "external_user_id": true, "merchant_id": true}
 
-func secretKey(path, key string) bool {
+// cardPath is the path whose requests are card data.
+const cardPath = "/card"
+
+// keptKey reports whether a top-level key of a request to path may keep
+// its value (subject to the other rules).
+func keptKey(path, key string) bool { return path != cardPath || cardKeys[key] }
+
+func secretKey(key string) bool {
 	k := strings.ToLower(key)
-	if secretKeys[k] || pathKeys[path][k] {
+	if secretKeys[k] {
 		return true
 	}
 	for _, w := range secretWords {
@@ -73,10 +81,20 @@ type Body struct {
 	ErrorCode string
 }
 
-// RedactBody turns a captured body into what may be stored. overflow says
-// the body was longer than what was captured (size is its full length when
-// known, else the captured length).
+// RedactBody turns a captured response body into what may be stored.
+// overflow says the body was longer than what was captured (size is its
+// full length when known, else the captured length).
 func RedactBody(path, contentType string, body []byte, size int, overflow bool) Body {
+	return redactBody(path, contentType, body, size, overflow, false)
+}
+
+// RedactRequestBody is RedactBody for a request's body, whose top-level
+// keys on POST /card are also held against cardKeys.
+func RedactRequestBody(path, contentType string, body []byte, size int, overflow bool) Body {
+	return redactBody(path, contentType, body, size, overflow, true)
+}
+
+func redactBody(path, contentType string, body []byte, size int, overflow, request bool) Body {
 	if len(body) == 0 && !overflow {
 		return Body{}
 	}
@@ -91,18 +109,31 @@ func RedactBody(path, contentType string, body []byte, size int, overflow bool) 
 		if ct == "" {
 			ct = "no content type"
 		}
-		return Body{Text: fmt.Sprintf("[body of %d bytes not kept: not JSON (%s)]", len(body), cleanText(ct, 100))}
+		return Body{Text: fmt.Sprintf("[body of %d bytes not kept: not JSON (%s)]", len(body), redactText(ct, 100))}
 	}
 	var out Body
 	if obj, ok := v.(map[string]any); ok {
 		if s, ok := obj["external_user_id"].(string); ok {
-			out.ExternalUserID = redactString(cleanText(s, 256))
+			out.ExternalUserID = redactText(s, 256)
 		}
 		if s, ok := obj["error_code"].(string); ok {
 			out.ErrorCode = cleanText(s, 100)
 		}
+		for k, val := range obj {
+			_, nested := val.(map[string]any)
+			if _, list := val.([]any); list {
+				nested = true
+			}
+			// The kept keys of /card hold a number or a string: an object
+			// or a list under them is card data all the same.
+			if request && (!keptKey(path, k) || nested && path == cardPath) && val != nil {
+				obj[k] = Redacted
+			}
+		}
+	} else if request && path == cardPath {
+		v = Redacted // not the object /card takes: card data all the same
 	}
-	v = redactValue(path, v)
+	v = redactValue(v)
 	text, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return Body{Text: "[body not kept: it could not be encoded]"}
@@ -111,21 +142,31 @@ func RedactBody(path, contentType string, body []byte, size int, overflow bool) 
 	return out
 }
 
-// redactValue walks a decoded JSON value, replacing secret values.
-func redactValue(path string, v any) any {
+// redactValue walks a decoded JSON value, replacing secret values, and
+// keys that hold a bearer value or a card number (a caller's map keys are
+// data too).
+func redactValue(v any) any {
 	switch v := v.(type) {
 	case map[string]any:
+		var renamed []string
 		for k, val := range v {
-			if secretKey(path, k) && val != nil {
+			if secretKey(k) && val != nil {
 				v[k] = Redacted
-				continue
+			} else {
+				v[k] = redactValue(val)
 			}
-			v[k] = redactValue(path, val)
+			if redactString(k) != k {
+				renamed = append(renamed, k)
+			}
+		}
+		for _, k := range renamed {
+			v[redactString(k)] = v[k]
+			delete(v, k)
 		}
 		return v
 	case []any:
 		for i := range v {
-			v[i] = redactValue(path, v[i])
+			v[i] = redactValue(v[i])
 		}
 		return v
 	case string:
@@ -161,7 +202,7 @@ func RedactQuery(path, rawQuery string) (query, externalUserID string) {
 		return "[query not kept: it could not be parsed]", ""
 	}
 	if ids := values["external_user_id"]; len(ids) > 0 {
-		externalUserID = redactString(cleanText(ids[0], 256))
+		externalUserID = redactText(ids[0], 256)
 	}
 	keys := make([]string, 0, len(values))
 	for k := range values {
@@ -174,46 +215,86 @@ func RedactQuery(path, rawQuery string) (query, externalUserID string) {
 			if b.Len() > 0 {
 				b.WriteByte('&')
 			}
-			if secretKey(path, k) {
+			if secretKey(k) || !keptKey(path, k) {
 				v = Redacted
 			} else {
 				v = redactString(v)
 			}
-			b.WriteString(url.QueryEscape(k) + "=" + url.QueryEscape(v))
+			b.WriteString(url.QueryEscape(redactString(k)) + "=" + url.QueryEscape(v))
 		}
 	}
 	return cut(cleanText(b.String(), -1), 2048), externalUserID
 }
 
-// maskCardNumbers replaces every run of 12 to 19 digits (single spaces or
-// dashes between them allowed) that starts as the card networks' numbers
-// do (2 to 6: Mastercard, Amex, Diners, JCB, Visa, Maestro, Discover,
-// UnionPay) and passes the Luhn check. The first digit keeps ids made of
-// Unix times (1…) from being masked one time in ten.
+// redactPath redacts each segment of a path as a string value: the ids in
+// a path are the caller's, and may hold a bearer value or a card number.
+func redactPath(path string) string {
+	segments := strings.Split(cleanText(path, -1), "/")
+	for i, s := range segments {
+		segments[i] = redactString(s)
+	}
+	return cut(strings.Join(segments, "/"), 2048)
+}
+
+// redactText makes a caller's text storable and redacted, then cuts it at
+// n bytes: cut first, a card number's first digits would be kept, too few
+// to be recognised, and a NUL removed could join two runs of digits.
+func redactText(s string, n int) string {
+	return cut(redactString(cleanText(s, -1)), n)
+}
+
+// maskCardNumbers replaces every card number within s: a span of whole
+// groups of a run of digits (groups joined by single spaces or dashes),
+// 12 to 19 digits long, that starts as the card networks' numbers do (2 to
+// 6: Mastercard, Amex, Diners, JCB, Visa, Maestro, Discover, UnionPay) and
+// passes the Luhn check; the longest such span first, from the left, so
+// that a CVV or an expiry written next to a number does not hide it. The
+// first digit keeps ids made of Unix times (1…) from being masked one time
+// in ten.
 func maskCardNumbers(s string) string {
 	var out strings.Builder
-	last, digits := 0, make([]byte, 0, 19)
+	last := 0
+	digits := make([]byte, 0, 19)
 	for i := 0; i < len(s); {
 		if !isDigit(s[i]) {
 			i++
 			continue
 		}
-		digits, end := digits[:0], i
-		for j := i; j < len(s); {
-			if isDigit(s[j]) {
-				digits = append(digits, s[j])
+		// The run's groups, as [start, end) in s.
+		var groups [][2]int
+		end := i
+		for {
+			j := end
+			for j < len(s) && isDigit(s[j]) {
 				j++
-				end = j
-			} else if (s[j] == ' ' || s[j] == '-') && j+1 < len(s) && isDigit(s[j+1]) {
-				j++
-			} else {
-				break
 			}
+			groups = append(groups, [2]int{end, j})
+			if j+1 < len(s) && (s[j] == ' ' || s[j] == '-') && isDigit(s[j+1]) {
+				end = j + 1
+				continue
+			}
+			end = j
+			break
 		}
-		if len(digits) >= 12 && len(digits) <= 19 && digits[0] >= '2' && digits[0] <= '6' && luhn(digits) {
-			out.WriteString(s[last:i])
+		for g := 0; g < len(groups); {
+			card := -1
+			digits = digits[:0]
+			for h := g; h < len(groups); h++ {
+				if digits = append(digits, s[groups[h][0]:groups[h][1]]...); len(digits) > 19 {
+					break
+				}
+				if len(digits) >= 12 && digits[0] >= '2' && digits[0] <= '6' && luhn(digits) {
+					card = h
+				}
+			}
+			if card < 0 {
+				g++
+				continue
+			}
+			out.WriteString(s[last:groups[g][0]])
 			out.WriteString("[redacted card number]")
-			last = end
+			last = groups[card][1]
+			g = card + 1
 		}
 		i = end
 	}

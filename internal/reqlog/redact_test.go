@@ -26,6 +26,9 @@ func TestRedactBody(t *testing.T) {
 		{name: "card numbers anywhere, not other long numbers", path: "/x",
 			body: `{"a": "pay 4242 4242 4242 4242 now", "b": 4242424242424242, "c": "1795860045642282394", "d": "4242424242424241"}`,
 			want: `{"a":"pay [redacted card number] now","b":"[redacted card number]","c":"1795860045642282394","d":"4242424242424241"}`},
+		{name: "card numbers beside other digits", path: "/x",
+			body: `{"a": "1-4242424242424242-1230", "b": "4242 4242 4242 4242 12 30 123", "c": "2 3 4 5 6 7 8 9"}`,
+			want: `{"a":"1-[redacted card number]-1230","b":"[redacted card number] 12 30 123","c":"2 3 4 5 6 7 8 9"}`},
 		{name: "secret-like keys", path: "/webhooks/endpoints",
 			body: `{"secret": "x", "client_secret": "y", "Password": "z", "encrypted_card": "j", "jwe": "k", "otp": "1", "answers": ["a"]}`,
 			want: `{"Password":"[redacted]","answers":"[redacted]","client_secret":"[redacted]","encrypted_card":"[redacted]","jwe":"[redacted]","otp":"[redacted]","secret":"[redacted]"}`},
@@ -38,7 +41,7 @@ func TestRedactBody(t *testing.T) {
 		{name: "empty", path: "/jwe/key", body: ``, want: ``},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := RedactBody(tc.path, tc.contentType, []byte(tc.body), len(tc.body), false)
+			got := RedactRequestBody(tc.path, tc.contentType, []byte(tc.body), len(tc.body), false)
 			text := got.Text
 			var compact bytes.Buffer
 			if json.Compact(&compact, []byte(text)) == nil {

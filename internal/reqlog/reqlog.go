@@ -44,6 +44,12 @@ type CapturedBody struct {
 // finds the queue full is dropped and counted.
 const QueueSize = 4096
 
+// MaxQueuedBytes bounds the body buffers waiting for the writer: QueueSize
+// requests of two MaxCapturedBody bodies each would hold 512 MiB while the
+// database is slow. A request that would take the queue past it is
+// dropped and counted.
+const MaxQueuedBytes = 64 << 20
+
 // batchSize is the most requests one insert writes.
 const batchSize = 100
 
@@ -61,6 +67,8 @@ type Writer struct {
 	written prometheus.Counter
 	// nDropped and nWritten are the counters' values, for Stats.
 	nDropped, nWritten atomic.Int64
+	// queuedBytes is the capacity of the queued requests' body buffers.
+	queuedBytes atomic.Int64
 }
 
 // item is a captured request, or a flush marker closed once everything
@@ -96,14 +104,27 @@ func (w *Writer) Stats() (written, dropped int64) { return w.nWritten.Load(), w.
 // never blocks.
 func (w *Writer) Record(c *Captured) {
 	w.once.Do(func() { go w.run() })
-	select {
-	case w.queue <- item{c: c}:
-	default:
-		w.dropped.Inc()
-		w.nDropped.Add(1)
-		releaseCapture(c)
+	n := captureBytes(c)
+	if w.queuedBytes.Add(n) <= MaxQueuedBytes {
+		select {
+		case w.queue <- item{c: c}:
+			return
+		default:
+		}
 	}
+	w.dropped.Inc()
+	w.nDropped.Add(1)
+	w.release(c)
 }
+
+// release gives a captured request's buffers back, once written or
+// dropped.
+func (w *Writer) release(c *Captured) {
+	w.queuedBytes.Add(-captureBytes(c))
+	releaseCapture(c)
+}
+
+func captureBytes(c *Captured) int64 { return int64(cap(c.Request.Data) + cap(c.Response.Data)) }
 
 // Flush returns once every request recorded before it is written (or
 // dropped), or when ctx ends.
@@ -204,7 +225,7 @@ func (w *Writer) write(batch []*Captured) {
 	entries := make([]*store.RequestLog, len(batch))
 	for i, c := range batch {
 		entries[i] = Redact(c)
-		releaseCapture(c)
+		w.release(c)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -222,7 +243,7 @@ func (w *Writer) write(batch []*Captured) {
 // redacted, the user and the error code read from them.
 func Redact(c *Captured) *store.RequestLog {
 	query, user := RedactQuery(c.Path, c.RawQuery)
-	req := RedactBody(c.Path, c.Request.ContentType, c.Request.Data, c.Request.Size, c.Request.Overflow)
+	req := RedactRequestBody(c.Path, c.Request.ContentType, c.Request.Data, c.Request.Size, c.Request.Overflow)
 	resp := RedactBody(c.Path, c.Response.ContentType, c.Response.Data, c.Response.Size, c.Response.Overflow)
 	if user == "" {
 		user = req.ExternalUserID
@@ -232,7 +253,8 @@ func Redact(c *Captured) *store.RequestLog {
 		errorCode = resp.ErrorCode
 	}
 	return &store.RequestLog{
-		ClientID: c.ClientID, RequestID: c.RequestID, CreatedAt: c.At, Method: c.Method, Path: cleanText(c.Path, 2048),
+		// The caller may choose the request id (X-Request-Id).
+		ClientID: c.ClientID, RequestID: redactString(c.RequestID), CreatedAt: c.At, Method: c.Method, Path: redactPath(c.Path),
 		Query: query, Status: c.Status, ErrorCode: errorCode, Latency: c.Latency.Truncate(time.Microsecond),
 		IP: cleanText(c.IP, 64), ExternalUserID: user, RequestBody: req.Text, ResponseBody: resp.Text,
 	}
@@ -260,7 +282,9 @@ func releaseCapture(c *Captured) {
 func (b *CapturedBody) Keep(p []byte) {
 	b.Size += len(p)
 	if b.Overflow || len(b.Data)+len(p) > MaxCapturedBody {
-		b.Overflow = true
+		// A body over the cap is stored as a placeholder: what was copied
+		// of it need not wait in the queue.
+		b.Overflow, b.Data = true, nil
 		return
 	}
 	b.Data = append(b.Data, p...)

@@ -88,3 +88,29 @@ func TestWriter(t *testing.T) {
 		}
 	})
 }
+
+// The queue holds at most MaxQueuedBytes of body buffers, however many
+// requests it has room for: past it, requests are dropped and counted. The
+// writer here is closed, so that nothing drains the queue.
+func TestWriterBoundsQueuedBytes(t *testing.T) {
+	t.Parallel()
+	w := reqlog.NewWriter(nil, slog.New(slog.DiscardHandler))
+	if err := w.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// Buffers of the largest capture, shared and never pooled (their
+	// capacity is over the cap), so that the test holds little memory.
+	buf := make([]byte, 16, reqlog.MaxCapturedBody+1)
+	const n = 600
+	for i := range n {
+		w.Record(&reqlog.Captured{ClientID: "c", RequestID: fmt.Sprintf("req_big_%03d", i), Method: "POST", Path: "/x",
+			Request:  reqlog.CapturedBody{Data: buf, Size: reqlog.MaxCapturedBody},
+			Response: reqlog.CapturedBody{Data: buf, Size: reqlog.MaxCapturedBody}})
+	}
+	_, dropped := w.Stats()
+	queued := (n - dropped) * 2 * int64(cap(buf))
+	if dropped == 0 || queued > reqlog.MaxQueuedBytes {
+		t.Errorf("%d of %d requests dropped: %d MiB of buffers queued, want at most %d MiB", dropped, n,
+			queued>>20, reqlog.MaxQueuedBytes>>20)
+	}
+}

@@ -28,7 +28,7 @@ func Backup(ctx context.Context, path, to string) error {
 	f.Close()
 	q := url.Values{}
 	q.Add("_pragma", "busy_timeout(10000)")
-	db := sql.OpenDB(&connector{dsn: "file:" + path + "?" + q.Encode()})
+	db := sql.OpenDB(&connector{dsn: "file:" + uriPath(path) + "?" + q.Encode()})
 	defer db.Close()
 	// VACUUM INTO takes an empty file as new, and keeps its mode.
 	if _, err := db.ExecContext(ctx, "VACUUM INTO ?", to); err != nil {

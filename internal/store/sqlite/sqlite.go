@@ -71,7 +71,7 @@ func open(ctx context.Context, path string) (*driver, error) {
 
 	writerQuery := cloneValues(pragmas)
 	writerQuery.Set("_txlock", "immediate") // take the write lock at BEGIN, not on first write
-	writer := sql.OpenDB(&connector{dsn: "file:" + path + "?" + writerQuery.Encode()})
+	writer := sql.OpenDB(&connector{dsn: "file:" + uriPath(path) + "?" + writerQuery.Encode()})
 	writer.SetMaxOpenConns(1)
 	writer.SetMaxIdleConns(1)
 	writer.SetConnMaxLifetime(0)
@@ -79,7 +79,7 @@ func open(ctx context.Context, path string) (*driver, error) {
 
 	readerQuery := cloneValues(pragmas)
 	readerQuery.Add("_pragma", "query_only(1)")
-	reader := sql.OpenDB(&connector{dsn: "file:" + path + "?" + readerQuery.Encode()})
+	reader := sql.OpenDB(&connector{dsn: "file:" + uriPath(path) + "?" + readerQuery.Encode()})
 	readers := max(4, runtime.GOMAXPROCS(0))
 	reader.SetMaxOpenConns(readers)
 	reader.SetMaxIdleConns(readers)
@@ -92,6 +92,12 @@ func open(ctx context.Context, path string) (*driver, error) {
 		return nil, fmt.Errorf("sqlite: %w", err)
 	}
 	return d, nil
+}
+
+// uriPath escapes a file name for SQLite's file: URI, in which '?' starts
+// the parameters, '#' a fragment and '%' an escape.
+func uriPath(path string) string {
+	return strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
 }
 
 func cloneValues(v url.Values) url.Values {

@@ -494,40 +494,48 @@ func (s *Service) Replay(ctx context.Context, p ReplayParams, also ...Also) (int
 	if err != nil {
 		return 0, err
 	}
+	// The range is read before the transaction that queues it: a wide range
+	// takes a while to read, and on SQLite a writing transaction holds the
+	// database's one write lock from its start to its end.
+	ep, err := s.enabledEndpoint(ctx, s.store, p.ClientID, p.EndpointID)
+	if err != nil {
+		return 0, err
+	}
+	var found []*store.Event // newest first
+	before := ""
+	for {
+		evs, err := s.store.EventList(ctx, &store.EventListParams{ClientID: p.ClientID, Since: &p.Since, Until: &p.Until,
+			Before: before, Limit: 500})
+		if err != nil {
+			return 0, err
+		}
+		for _, ev := range evs {
+			if matches(ep, ev.Type) && (len(types) == 0 || slices.Contains(types, ev.Type)) {
+				found = append(found, ev)
+			}
+		}
+		if len(found) > MaxReplay {
+			return 0, field.Invalid("since", fmt.Sprintf("the range holds more than %d events: replay a shorter one", MaxReplay))
+		}
+		if len(evs) < 500 {
+			break
+		}
+		before = evs[len(evs)-1].ID
+	}
 	var n int
 	err = s.store.InTx(ctx, func(ex store.Executor) error {
-		ep, err := ex.WebhookEndpointGet(ctx, p.ClientID, p.EndpointID)
-		if errors.Is(err, store.ErrNotFound) {
-			return ErrNotFound
-		}
+		// The endpoint as it is now: disabled or refiltered since the read,
+		// it gets what it takes now.
+		ep, err := s.enabledEndpoint(ctx, ex, p.ClientID, p.EndpointID)
 		if err != nil {
 			return err
 		}
-		if ep.Status != store.WebhookEndpointEnabled {
-			return field.Invalid("endpoint_id", "the endpoint is disabled")
-		}
 		var jobs []river.InsertManyParams
-		before := ""
-		for {
-			evs, err := ex.EventList(ctx, &store.EventListParams{ClientID: p.ClientID, Since: &p.Since, Until: &p.Until,
-				Before: before, Limit: 500})
-			if err != nil {
-				return err
+		for _, ev := range slices.Backward(found) { // oldest first
+			if matches(ep, ev.Type) {
+				jobs = append(jobs, s.job(p.ClientID, ev.ID, ep.ID))
 			}
-			for _, ev := range evs {
-				if matches(ep, ev.Type) && (len(types) == 0 || slices.Contains(types, ev.Type)) {
-					jobs = append(jobs, s.job(p.ClientID, ev.ID, ep.ID))
-				}
-			}
-			if len(jobs) > MaxReplay {
-				return field.Invalid("since", fmt.Sprintf("the range holds more than %d events: replay a shorter one", MaxReplay))
-			}
-			if len(evs) < 500 {
-				break
-			}
-			before = evs[len(evs)-1].ID
 		}
-		slices.Reverse(jobs) // oldest first
 		n = len(jobs)
 		if err := s.queue.InsertTx(ctx, ex, jobs); err != nil {
 			return err
@@ -535,6 +543,21 @@ func (s *Service) Replay(ctx context.Context, p ReplayParams, also ...Also) (int
 		return runAlso(ex, also)
 	})
 	return n, err
+}
+
+// enabledEndpoint returns the developer's endpoint, refusing a disabled one.
+func (s *Service) enabledEndpoint(ctx context.Context, ex store.Executor, clientID, endpointID string) (*store.WebhookEndpoint, error) {
+	ep, err := ex.WebhookEndpointGet(ctx, clientID, endpointID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	if ep.Status != store.WebhookEndpointEnabled {
+		return nil, field.Invalid("endpoint_id", "the endpoint is disabled")
+	}
+	return ep, nil
 }
 
 // Test records a TEST event for the developer, which goes to every enabled

@@ -330,7 +330,7 @@ func checkCardNumber(v string) *FieldError {
 	if len(v) < 12 || len(v) > 19 {
 		return fieldError(field, "must be 12 to 19 digits long.")
 	}
-	if !luhnValid(v) {
+	if !LuhnValid(v) {
 		return fieldError(field, "must pass the Luhn check.")
 	}
 	return nil
@@ -458,8 +458,8 @@ func (p *Payload) Wipe() {
 	p.Card.Expiration = ""
 }
 
-// luhnValid reports whether a string of ASCII digits passes the Luhn check.
-func luhnValid(digits string) bool {
+// LuhnValid reports whether a string of ASCII digits passes the Luhn check.
+func LuhnValid(digits string) bool {
 	sum := 0
 	double := false
 	for i := len(digits) - 1; i >= 0; i-- {

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/hitchdev/hitch/internal/card"
 )
 
 // MaxStoredBody is the most of a redacted body the log keeps; longer ones
@@ -277,24 +279,24 @@ func maskCardNumbers(s string) string {
 			break
 		}
 		for g := 0; g < len(groups); {
-			card := -1
+			cardEnd := -1
 			digits = digits[:0]
 			for h := g; h < len(groups); h++ {
 				if digits = append(digits, s[groups[h][0]:groups[h][1]]...); len(digits) > 19 {
 					break
 				}
-				if len(digits) >= 12 && digits[0] >= '2' && digits[0] <= '6' && luhn(digits) {
-					card = h
+				if len(digits) >= 12 && digits[0] >= '2' && digits[0] <= '6' && card.LuhnValid(string(digits)) {
+					cardEnd = h
 				}
 			}
-			if card < 0 {
+			if cardEnd < 0 {
 				g++
 				continue
 			}
 			out.WriteString(s[last:groups[g][0]])
 			out.WriteString("[redacted card number]")
-			last = groups[card][1]
-			g = card + 1
+			last = groups[cardEnd][1]
+			g = cardEnd + 1
 		}
 		i = end
 	}
@@ -306,22 +308,6 @@ func maskCardNumbers(s string) string {
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
-
-func luhn(digits []byte) bool {
-	sum, double := 0, false
-	for i := len(digits) - 1; i >= 0; i-- {
-		d := int(digits[i] - '0')
-		if double {
-			d *= 2
-			if d > 9 {
-				d -= 9
-			}
-		}
-		sum += d
-		double = !double
-	}
-	return sum%10 == 0
-}
 
 // cleanText makes s storable in both stores (valid UTF-8, no NUL) and cuts
 // it at n bytes (n < 0: no cut).

@@ -471,8 +471,7 @@ func accountPlans(s Seed, m merchant.Merchant) []plan {
 			}
 		}
 		span := max(cyclesIn(p.cycle, 8)*later/1_000_000, 1)
-		switch {
-		case s.ExternalUserID == UserPlanChange && len(others) > 0:
+		if s.ExternalUserID == UserPlanChange && len(others) > 0 {
 			// Every third billing the plan changes, in turn through the
 			// merchant's plans of its cycle, and the next change is
 			// scheduled as soon as one takes effect: whenever the account
@@ -480,9 +479,11 @@ func accountPlans(s Seed, m merchant.Merchant) []plan {
 			p.tiers = append([]tier{others[0], p.own()}, others[1:]...)
 			p.changes, p.every, p.notice = []int64{1}, 3, 3
 			continue
-		case status == "ACTIVE_CANCELLATION" && cancellable(m):
-			p.endAt = 2 + span
 		}
+		// A main plan never ends: a user who links a subscription merchant
+		// has its plan, so that no developer's test meets a random user
+		// without one. Cancellations are the add-ons'. (status is drawn
+		// all the same, so that the draws after it do not change.)
 		if changed && len(others) > 0 {
 			p.tiers, p.changes = []tier{others[0], p.own()}, []int64{changeAt}
 		}
@@ -499,26 +500,6 @@ func accountPlans(s Seed, m merchant.Merchant) []plan {
 			p.tiers = append(p.tiers, others[len(others)-1])
 			p.changes, p.notice = append(p.changes, at), 1
 		}
-	}
-	// Add-ons end with the main plan: by the first of their billings at or
-	// after its end, and one that would start after it never does.
-	if e := out[0].endAt; e > 0 {
-		end := out[0].billingAt(e)
-		kept := out[:1]
-		for _, a := range out[1:] {
-			if !a.start.Before(end) {
-				continue
-			}
-			k := lastCycle(&a, end)
-			if a.billingAt(k).Before(end) {
-				k++
-			}
-			if a.endAt == 0 || k < a.endAt {
-				a.endAt = k
-			}
-			kept = append(kept, a)
-		}
-		out = kept
 	}
 	return out
 }

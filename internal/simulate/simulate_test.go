@@ -216,6 +216,19 @@ func TestSubscriptionMerchants(t *testing.T) {
 		if got := subs != nil; got != tt.want {
 			t.Errorf("%s: has subscriptions %v, want %v", m.Name, got, tt.want)
 		}
+		if !tt.want {
+			continue
+		}
+		// Every user of a subscription merchant has its plan, whenever the
+		// account is observed: a main plan never ends.
+		for i := range 300 {
+			seed := Seed{ClientID: "client-plans", ExternalUserID: fmt.Sprintf("user-%d", i), MerchantID: m.ID}
+			for _, now := range []time.Time{testNow, testNow.AddDate(3, 0, 0), testNow.AddDate(9, 0, 0)} {
+				if len(Subscriptions(seed, m, now)) == 0 {
+					t.Errorf("%s: %s has no plan at %s", m.Name, seed.ExternalUserID, now.Format(time.DateOnly))
+				}
+			}
+		}
 	}
 }
 

@@ -659,11 +659,21 @@ func (st *prodStack) checkCanaries(t *testing.T, canaries []string) {
 	}
 	for name, text := range sources {
 		for _, c := range canaries {
-			if strings.Contains(text, c) {
+			if holdsCanary(text, c) {
 				t.Errorf("%s contain the canary %q", name, c)
 			}
 		}
 	}
+}
+
+// holdsCanary reports whether text holds canary. A short number (a mailed
+// code) counts only as a whole number: nanoseconds in log times and hex
+// ids hold any six digits now and then.
+func holdsCanary(text, canary string) bool {
+	if len(canary) >= 12 || strings.Trim(canary, "0123456789") != "" {
+		return strings.Contains(text, canary)
+	}
+	return regexp.MustCompile(`(^|[^0-9A-Za-z])` + canary + `([^0-9A-Za-z]|$)`).MatchString(text)
 }
 
 // eventSink is a webhook endpoint that verifies each delivery's signature

@@ -102,6 +102,9 @@ try {
 
   // The login, inside the flow.
   await flow.locator('#search').fill('netfl');
+  // The list is redrawn when the server's answer to the search comes:
+  // a click before that may land on a merchant moving away.
+  await flow.locator('#merchants li:not([hidden])').first().filter({ hasText: 'Netflix' }).waitFor();
   await flow.locator('.merchant', { hasText: 'Netflix' }).click();
   await flow.locator('#username').fill('user_good');
   await flow.locator('#password').fill('pass_good');

@@ -58,6 +58,9 @@ const scenarios = [
       await flow.locator('#merchants li:not([hidden])').first().waitFor();
       await shot('merchants');
       await flow.locator('#search').fill('netfl');
+      // The list is redrawn when the server's answer to the search comes:
+      // a click before that may land on a merchant moving away.
+      await flow.locator('#merchants li:not([hidden])').first().filter({ hasText: 'Netflix' }).waitFor();
       await flow.locator('.merchant', { hasText: 'Netflix' }).click();
       await flow.locator('#username').fill('user_good_transactions');
       await flow.locator('#password').fill('pass_otp');

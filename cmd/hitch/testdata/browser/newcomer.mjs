@@ -64,6 +64,9 @@ try {
     await page.click('#open');
     const flow = page.frameLocator('iframe[data-hitch-link]');
     await flow.locator('#search').fill('amazon');
+    // The list is redrawn when the server's answer to the search comes:
+    // a click before that may land on a merchant moving away.
+    await flow.locator('#merchants li:not([hidden])').first().filter({ hasText: 'Amazon' }).waitFor();
     await flow.locator('.merchant', { hasText: 'Amazon' }).first().click();
     await flow.locator('#username').fill('user_good');
     await flow.locator('#password').fill('pass_good');
@@ -96,6 +99,9 @@ try {
   await page.click('#open');
   const flow = page.frameLocator('iframe[data-hitch-link]');
   await flow.locator('#search').fill('netflix');
+  // The list is redrawn when the server's answer to the search comes:
+  // a click before that may land on a merchant moving away.
+  await flow.locator('#merchants li:not([hidden])').first().filter({ hasText: 'Netflix' }).waitFor();
   await flow.locator('.merchant', { hasText: 'Netflix' }).first().click();
   await flow.locator('#username').fill('ada.lovelace');
   await flow.locator('#password').fill('credentials');

@@ -69,6 +69,9 @@ process.stdout.write(JSON.stringify(results) + '\n');
 // run logs in through the flow and records the outcome in results.
 async function run(page, flow, f, shot) {
   await flow.locator('#search').fill('reference');
+  // The list is redrawn when the server's answer to the search comes:
+  // a click before that may land on a merchant moving away.
+  await flow.locator('#merchants li:not([hidden])').first().filter({ hasText: 'Hitch Reference Shop' }).waitFor();
   await flow.locator('.merchant', { hasText: 'Hitch Reference Shop' }).click();
   await flow.locator('#username').fill(f.username);
   await flow.locator('#password').fill(f.password);

@@ -256,6 +256,12 @@ func (p Policy) CheckURL(ctx context.Context, raw string) (*url.URL, error) {
 		if kind := p.blockedKind(ip); kind != "" {
 			return nil, blocked("url host is %s (%s)", kind, ip)
 		}
+		// A zone names an interface of the sender's machine, which no
+		// webhook URL needs; its escaping does not survive printing the
+		// URL and parsing it again.
+		if ip.Zone() != "" {
+			return nil, invalid("url host must not name an IPv6 zone")
+		}
 		return u, nil
 	}
 	name := normalizeHost(host)

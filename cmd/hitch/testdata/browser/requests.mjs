@@ -51,10 +51,15 @@ try {
   page.on('console', (msg) => { if (msg.type() === 'error') problems.push(msg.text()); });
   page.on('pageerror', (err) => problems.push(String(err)));
   const shot = (name) => page.screenshot({ path: join(out, `requests-${name}.png`), fullPage: true });
-  // The page shows no canary, in its text or its markup.
+  // The page shows no canary, in its text or its markup. A short number
+  // (the CVV) counts only as a whole number: times, latencies and ids hold
+  // any four digits now and then.
+  const holds = (text, c) => (c.length >= 12 || /[^0-9]/.test(c)
+    ? text.includes(c)
+    : new RegExp(`(^|[^0-9A-Za-z])${c}([^0-9A-Za-z]|$)`).test(text));
   const noCanary = async (what) => {
     const html = await page.content();
-    for (const c of canaries) check(!html.includes(c), `${what} shows the canary ${c}`);
+    for (const c of canaries) check(!holds(html, c), `${what} shows the canary ${c}`);
     const forms = await page.locator('form[method="post"]').evaluateAll((fs) => fs.map((f) => f.getAttribute('action')));
     check(forms.every((a) => a === '/dashboard/signout'), `${what} offers a viewer the forms ${forms}`);
   };

@@ -39,13 +39,24 @@ type Config struct {
 	// Keep leaves the temporary directory in place (--keep, default false);
 	// Close then says where it is.
 	Keep bool
+	// Flags are added to every Hitch started (--hitch-flag, repeated), to
+	// compare settings: --hitch-flag=--request-log-retention=0.
+	Flags []string
 }
 
-// AddFlags registers --database-url, --repo and --keep on fs.
+// AddFlags registers --database-url, --repo, --keep and --hitch-flag on fs.
 func (c *Config) AddFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.DatabaseURL, "database-url", "", "PostgreSQL URL to benchmark on, a fresh schema for each server started (default: SQLite in a fresh data dir)")
 	fs.StringVar(&c.Repo, "repo", "", "Hitch repository root (default: found by walking up from the working directory)")
 	fs.BoolVar(&c.Keep, "keep", false, "keep the temporary directory (binary, data dirs, server logs)")
+	fs.Func("hitch-flag", "a flag for every hitch started, repeatable (e.g. --hitch-flag=--request-log-retention=0)",
+		func(v string) error {
+			if !strings.HasPrefix(v, "-") {
+				return fmt.Errorf("%q is not a flag", v)
+			}
+			c.Flags = append(c.Flags, v)
+			return nil
+		})
 }
 
 // Validate checks --database-url.
@@ -173,6 +184,7 @@ func (l *Launcher) start(name, logName, dataDir, dbURL string, cmd, extra []stri
 	if dbURL != "" {
 		argv = append(argv, "--database-url", dbURL)
 	}
+	argv = append(argv, l.cfg.Flags...)
 	argv = append(argv, extra...)
 	c, err := proc.Start(name, filepath.Join(l.Work, logName+".log"), l.env(), argv...)
 	if err != nil {

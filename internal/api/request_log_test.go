@@ -76,7 +76,7 @@ func TestRequestLogRecordsRequests(t *testing.T) {
 			body["session_id"] == nil {
 			t.Errorf("response body %q: %v", got.ResponseBody, err)
 		}
-		if !strings.Contains(got.RequestBody, `"external_user_id": "user-logged"`) {
+		if !strings.Contains(got.RequestBody, `"external_user_id":"user-logged"`) {
 			t.Errorf("request body %q", got.RequestBody)
 		}
 
@@ -449,11 +449,11 @@ func TestRequestLogRedactsMisplacedCardData(t *testing.T) {
 			t.Fatalf("%d requests logged, want 4", len(logs))
 		}
 		// What names the card's target is kept.
-		if l := logs[0]; l.ExternalUserID != "card-user" || !strings.Contains(l.RequestBody, `"merchant_id": 1`) ||
+		if l := logs[0]; l.ExternalUserID != "card-user" || !strings.Contains(l.RequestBody, `"merchant_id":1`) ||
 			!strings.Contains(l.Query, "task_id=1") {
 			t.Errorf("the target was not kept: %+v", l)
 		}
-		if l := logs[3]; !strings.Contains(l.RequestBody, `"task_id": 1`) {
+		if l := logs[3]; !strings.Contains(l.RequestBody, `"task_id":1`) {
 			t.Errorf("the task was not kept: %s", l.RequestBody)
 		}
 	})
@@ -523,3 +523,4 @@ func TestRequestLogMasksCardNumbersAmongDigits(t *testing.T) {
 		noCanaries(t, h, []string{number, spaced, number[:12], spaced[:14]})
 	})
 }
+

@@ -1,13 +1,14 @@
 package reqlog
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/url"
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/tidwall/gjson"
 
 	"github.com/hitchdev/hitch/internal/card"
 )
@@ -73,8 +74,9 @@ func secretKey(key string) bool {
 	return false
 }
 
-// Body is what the log keeps of a body: redacted JSON, pretty-printed and
-// cut at MaxStoredBody, or a placeholder saying what it was.
+// Body is what the log keeps of a body: redacted JSON, compact and in the
+// order it was sent, cut at MaxStoredBody, or a placeholder saying what it
+// was. The dashboard indents it for reading.
 type Body struct {
 	Text string
 	// ExternalUserID is a top-level external_user_id the body held.
@@ -103,83 +105,183 @@ func redactBody(path, contentType string, body []byte, size int, overflow, reque
 	if overflow {
 		return Body{Text: fmt.Sprintf("[body of %d bytes or more not kept: over %d KiB]", size, MaxCapturedBody>>10)}
 	}
-	var v any
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	if err := dec.Decode(&v); err != nil || dec.More() {
+	if !gjson.ValidBytes(body) {
 		ct := contentType
 		if ct == "" {
 			ct = "no content type"
 		}
 		return Body{Text: fmt.Sprintf("[body of %d bytes not kept: not JSON (%s)]", len(body), redactText(ct, 100))}
 	}
-	var out Body
-	if obj, ok := v.(map[string]any); ok {
-		if s, ok := obj["external_user_id"].(string); ok {
-			out.ExternalUserID = redactText(s, 256)
-		}
-		if s, ok := obj["error_code"].(string); ok {
-			out.ErrorCode = cleanText(s, 100)
-		}
-		for k, val := range obj {
-			_, nested := val.(map[string]any)
-			if _, list := val.([]any); list {
-				nested = true
-			}
-			// The kept keys of /card hold a number or a string: an object
-			// or a list under them is card data all the same.
-			if request && (!keptKey(path, k) || nested && path == cardPath) && val != nil {
-				obj[k] = Redacted
-			}
-		}
-	} else if request && path == cardPath {
-		v = Redacted // not the object /card takes: card data all the same
+	if nestedDeeperThan(body, maxDepth) {
+		return Body{Text: fmt.Sprintf("[body of %d bytes not kept: nested deeper than %d]", len(body), maxDepth)}
 	}
-	v = redactValue(v)
-	text, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return Body{Text: "[body not kept: it could not be encoded]"}
-	}
-	out.Text = cut(string(text), MaxStoredBody)
-	return out
+	// Both stores take only valid UTF-8, which a JSON body need not be.
+	text := strings.ToValidUTF8(string(body), "\uFFFD")
+	r := redactor{buf: make([]byte, 0, len(text)), path: path, request: request}
+	r.top(gjson.Parse(text))
+	return Body{Text: cut(string(r.buf), MaxStoredBody), ExternalUserID: redactText(r.user, 256),
+		ErrorCode: cleanText(r.errorCode, 100)}
 }
 
-// redactValue walks a decoded JSON value, replacing secret values, and
-// keys that hold a bearer value or a card number (a caller's map keys are
-// data too).
-func redactValue(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		var renamed []string
-		for k, val := range v {
-			if secretKey(k) && val != nil {
-				v[k] = Redacted
-			} else {
-				v[k] = redactValue(val)
+// maxDepth is the deepest nesting of a body the log parses: the redactor
+// reads each level again for the level above it, so its time grows with
+// the depth times the size, and no body of the API nests a tenth as deep.
+const maxDepth = 64
+
+// nestedDeeperThan reports whether a valid JSON document nests objects and
+// arrays deeper than limit.
+func nestedDeeperThan(body []byte, limit int) bool {
+	depth, inString := 0, false
+	for i := 0; i < len(body); i++ {
+		switch c := body[i]; {
+		case inString:
+			if c == '\\' {
+				i++ // the escaped byte
+			} else if c == '"' {
+				inString = false
 			}
-			if redactString(k) != k {
-				renamed = append(renamed, k)
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			if depth++; depth > limit {
+				return true
 			}
+		case c == '}' || c == ']':
+			depth--
 		}
-		for _, k := range renamed {
-			v[redactString(k)] = v[k]
-			delete(v, k)
-		}
-		return v
-	case []any:
-		for i := range v {
-			v[i] = redactValue(v[i])
-		}
-		return v
-	case string:
-		return redactString(v)
-	case json.Number:
-		if s := maskCardNumbers(v.String()); s != v.String() {
-			return s
-		}
-		return v
 	}
-	return v
+	return false
+}
+
+// redactor writes a redacted copy of a JSON document, compact and in the
+// order it was sent: copying what may be kept, rather than decoding and
+// encoding it again, is what keeps the writer's cost per request low
+// (BenchmarkRedact).
+type redactor struct {
+	buf     []byte
+	path    string
+	request bool
+	// user and errorCode are the last top-level external_user_id and
+	// error_code strings, as a decoder would keep them.
+	user, errorCode string
+}
+
+// top writes the document. On a request, the top-level keys of POST /card
+// are held against cardKeys; its kept keys hold a number or a string, so
+// an object or a list under them is card data all the same, and so is a
+// document that is not an object.
+func (r *redactor) top(doc gjson.Result) {
+	card := r.request && r.path == cardPath
+	if !doc.IsObject() {
+		if card {
+			r.redacted()
+			return
+		}
+		r.value(doc)
+		return
+	}
+	r.buf = append(r.buf, '{')
+	first := true
+	doc.ForEach(func(k, v gjson.Result) bool {
+		switch {
+		case k.Str == "external_user_id" && v.Type == gjson.String:
+			r.user = v.Str
+		case k.Str == "error_code" && v.Type == gjson.String:
+			r.errorCode = v.Str
+		}
+		r.key(k, &first)
+		nested := v.IsObject() || v.IsArray()
+		if r.request && (!keptKey(r.path, k.Str) || nested && card) && v.Type != gjson.Null {
+			r.redacted()
+		} else {
+			r.member(k.Str, v)
+		}
+		return true
+	})
+	r.buf = append(r.buf, '}')
+}
+
+// member writes the value of key: a secret key's value is replaced
+// whatever it holds (null stays null: it holds nothing).
+func (r *redactor) member(key string, v gjson.Result) {
+	if secretKey(key) && v.Type != gjson.Null {
+		r.redacted()
+		return
+	}
+	r.value(v)
+}
+
+// value writes v, replacing bearer values and card numbers, and keys that
+// hold them (a caller's object keys are data too).
+func (r *redactor) value(v gjson.Result) {
+	switch {
+	case v.IsObject():
+		r.buf = append(r.buf, '{')
+		first := true
+		v.ForEach(func(k, val gjson.Result) bool {
+			r.key(k, &first)
+			r.member(k.Str, val)
+			return true
+		})
+		r.buf = append(r.buf, '}')
+	case v.IsArray():
+		r.buf = append(r.buf, '[')
+		first := true
+		v.ForEach(func(_, val gjson.Result) bool {
+			if !first {
+				r.buf = append(r.buf, ',')
+			}
+			first = false
+			r.value(val)
+			return true
+		})
+		r.buf = append(r.buf, ']')
+	case v.Type == gjson.String:
+		r.string(v)
+	case v.Type == gjson.Number:
+		// A card number sent as a number is stored as the string that
+		// replaces it.
+		if s := maskCardNumbers(v.Raw); s != v.Raw {
+			r.quote(s)
+			return
+		}
+		r.buf = append(r.buf, v.Raw...)
+	default: // true, false, null
+		r.buf = append(r.buf, v.Raw...)
+	}
+}
+
+// key writes an object key and its colon, after a comma unless first.
+func (r *redactor) key(k gjson.Result, first *bool) {
+	if !*first {
+		r.buf = append(r.buf, ',')
+	}
+	*first = false
+	r.string(k)
+	r.buf = append(r.buf, ':')
+}
+
+// string writes a string redacted. It copies the string as sent only when
+// redaction leaves it as is and it holds no escape, so that what is copied
+// is exactly what was checked.
+func (r *redactor) string(v gjson.Result) {
+	s := redactString(v.Str)
+	if s == v.Str && !strings.Contains(v.Raw, `\`) {
+		r.buf = append(r.buf, v.Raw...)
+		return
+	}
+	r.quote(s)
+}
+
+func (r *redactor) redacted() { r.quote(Redacted) }
+
+// quote writes s as a JSON string.
+func (r *redactor) quote(s string) {
+	b, err := json.Marshal(s)
+	if err != nil { // a string always encodes
+		panic(err)
+	}
+	r.buf = append(r.buf, b...)
 }
 
 // redactString redacts a string holding one of Hitch's bearer values, and

@@ -1,6 +1,8 @@
 package web
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"html/template"
@@ -122,6 +124,19 @@ type requestData struct {
 	Request *store.RequestLog
 	// Latency in milliseconds, three decimals.
 	Latency string
+	// RequestBody and ResponseBody are the stored bodies indented for
+	// reading.
+	RequestBody, ResponseBody string
+}
+
+// indented indents a stored body, which the log keeps compact. A body cut
+// at the log's limit, or a placeholder, is not JSON and is shown as kept.
+func indented(body string) string {
+	var b bytes.Buffer
+	if json.Indent(&b, []byte(body), "", "  ") != nil {
+		return body
+	}
+	return b.String()
 }
 
 func (d *dashboard) requestPage(w http.ResponseWriter, r *http.Request, p *member.Principal) error {
@@ -135,7 +150,8 @@ func (d *dashboard) requestPage(w http.ResponseWriter, r *http.Request, p *membe
 		return err
 	}
 	d.render(w, r, http.StatusOK, "request", &view{Title: "Request " + l.RequestID, Active: "requests", P: p,
-		Data: &requestData{Request: l, Latency: latencyMS(l.Latency)}})
+		Data: &requestData{Request: l, Latency: latencyMS(l.Latency), RequestBody: indented(l.RequestBody),
+			ResponseBody: indented(l.ResponseBody)}})
 	return nil
 }
 

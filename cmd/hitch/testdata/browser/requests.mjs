@@ -25,7 +25,8 @@ const errorID = process.env.ERROR_ID;
 // How long one step may wait (slow CI machines).
 const timeout = 60000;
 
-// sorted is v's JSON with object keys sorted, as the log keeps bodies.
+// sorted is v's JSON with object keys sorted: two bodies compare equal
+// whatever the order of their keys.
 function sorted(v) {
   if (Array.isArray(v)) return `[${v.map(sorted).join(',')}]`;
   if (v && typeof v === 'object') return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${sorted(v[k])}`).join(',')}}`;

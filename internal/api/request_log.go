@@ -25,9 +25,9 @@ func (s *Server) logged(next http.Handler) http.Handler {
 		if s.Now != nil {
 			at = s.Now()
 		}
-		in := &captureBody{ReadCloser: r.Body, body: reqlog.CapturedBody{Data: reqlog.Buffer()}}
+		in := &captureBody{ReadCloser: r.Body}
 		r.Body = in
-		out := &captureWriter{ResponseWriter: w, status: http.StatusOK, body: reqlog.CapturedBody{Data: reqlog.Buffer()}}
+		out := &captureWriter{ResponseWriter: w, status: http.StatusOK}
 		next.ServeHTTP(out, r)
 		st := stateFrom(r.Context())
 		if st == nil || st.client == nil {

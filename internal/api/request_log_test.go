@@ -524,3 +524,38 @@ func TestRequestLogMasksCardNumbersAmongDigits(t *testing.T) {
 	})
 }
 
+// A request log that cannot keep up leaves out successful reads first and
+// keeps the developer's errors and writes, and its page says how many of
+// the developer's requests it left out. A stopped writer stands for one
+// that has fallen behind: nothing drains its queue.
+func TestRequestLogLeavesOutReadsFirst(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, h *harness) {
+		writer := h.server.RequestLog
+		if err := writer.Close(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		for range reqlog.QueueSize/2 + 25 {
+			if r := h.do("GET", "/jwe/key", nil, nil); r.status != http.StatusOK {
+				t.Fatalf("GET /jwe/key: %d", r.status)
+			}
+		}
+		readsLeftOut := writer.Dropped(h.clientID)
+		if readsLeftOut < 25 {
+			t.Fatalf("%d successful reads left out of a full log, want at least 25", readsLeftOut)
+		}
+		h.do("GET", "/accounts/get?external_user_id=nobody", nil, nil)
+		h.do("POST", "/session/create", map[string]any{"type": "link", "external_user_id": "writer"}, nil)
+		if n := writer.Dropped(h.clientID); n != readsLeftOut {
+			t.Errorf("%d errors and writes left out, want none", n-readsLeftOut)
+		}
+
+		d := h.dash()
+		d.mustSignIn("viewer@example.com", h.addMember("viewer@example.com", "viewer"))
+		page := string(d.get("/dashboard/requests").body)
+		m := regexp.MustCompile(`id="requests-dropped">(\d+) of your requests`).FindStringSubmatch(page)
+		if m == nil || m[1] != fmt.Sprint(readsLeftOut) {
+			t.Errorf("the request log page says %q of %d requests left out", m, readsLeftOut)
+		}
+	})
+}

@@ -194,8 +194,10 @@ func New(cfg *config.Config, d Deps) (*App, error) {
 	pagesConfig := web.Config{Environment: cfg.Env, Catalog: catalog, Logger: d.Log, PublicURL: cfg.PublicURL,
 		TrustedProxies: cfg.TrustedProxies, Links: a.Links, Dashboard: &web.Dashboard{
 			Members: a.Members, Audit: a.Audit, Store: st, Developers: a.Developers, Webhooks: a.Webhooks, Links: a.Links,
-			SecureCookies: strings.HasPrefix(cfg.PublicURL, "https://"), SecretGrace: cfg.SecretGrace,
-			RequestLog: cfg.RequestLogRetention > 0}}
+			SecureCookies: strings.HasPrefix(cfg.PublicURL, "https://"), SecretGrace: cfg.SecretGrace}}
+	if a.RequestLog != nil {
+		pagesConfig.Dashboard.RequestLog = a.RequestLog
+	}
 	if pagesConfig.Docs, err = fs.Sub(hitch.Docs, "docs"); err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ package reqlog
 import (
 	"context"
 	"log/slog"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -48,7 +49,23 @@ const QueueSize = 4096
 // requests of two MaxCapturedBody bodies each would hold 512 MiB while the
 // database is slow. A request that would take the queue past it is
 // dropped and counted.
-const MaxQueuedBytes = 64 << 20
+const MaxQueuedBytes = 16 << 20
+
+// A successful read (a GET or HEAD answered below 400) is dropped once the
+// queue holds half its requests or half its bytes: when the log cannot
+// keep up, the other half is kept for the requests a developer comes to
+// the log for, errors and writes.
+const (
+	readQueueSize  = QueueSize / 2
+	readQueueBytes = MaxQueuedBytes / 2
+)
+
+// cpuShare is the most of the machine's CPU the writer takes (of one CPU,
+// a writer being one goroutine): on a machine saturated with requests the
+// requests get the rest, and what the writer cannot store in its share is
+// dropped, successful reads first. On 2 CPUs the writer rests three times
+// as long as each batch took.
+var cpuShare = min(1, float64(runtime.GOMAXPROCS(0))/8)
 
 // batchSize is the most requests one insert writes.
 const batchSize = 100
@@ -69,6 +86,9 @@ type Writer struct {
 	nDropped, nWritten atomic.Int64
 	// queuedBytes is the capacity of the queued requests' body buffers.
 	queuedBytes atomic.Int64
+	// droppedBy counts each developer's requests dropped (client id →
+	// *atomic.Int64), for their dashboard.
+	droppedBy sync.Map
 }
 
 // item is a captured request, or a flush marker closed once everything
@@ -105,16 +125,43 @@ func (w *Writer) Stats() (written, dropped int64) { return w.nWritten.Load(), w.
 func (w *Writer) Record(c *Captured) {
 	w.once.Do(func() { go w.run() })
 	n := captureBytes(c)
-	if w.queuedBytes.Add(n) <= MaxQueuedBytes {
+	queueSize, maxBytes := QueueSize, int64(MaxQueuedBytes)
+	if c.successfulRead() {
+		queueSize, maxBytes = readQueueSize, readQueueBytes
+	}
+	if w.queuedBytes.Add(n) <= maxBytes && len(w.queue) < queueSize {
 		select {
 		case w.queue <- item{c: c}:
 			return
 		default:
 		}
 	}
-	w.dropped.Inc()
-	w.nDropped.Add(1)
+	w.drop(c.ClientID, 1)
 	w.release(c)
+}
+
+// drop counts n requests of a developer left out of the log.
+func (w *Writer) drop(clientID string, n int64) {
+	w.dropped.Add(float64(n))
+	w.nDropped.Add(n)
+	v, ok := w.droppedBy.Load(clientID)
+	if !ok {
+		v, _ = w.droppedBy.LoadOrStore(clientID, new(atomic.Int64))
+	}
+	v.(*atomic.Int64).Add(n)
+}
+
+// Dropped reports how many of a developer's requests were left out of the
+// log since the writer started.
+func (w *Writer) Dropped(clientID string) int64 {
+	if v, ok := w.droppedBy.Load(clientID); ok {
+		return v.(*atomic.Int64).Load()
+	}
+	return 0
+}
+
+func (c *Captured) successfulRead() bool {
+	return (c.Method == "GET" || c.Method == "HEAD") && c.Status < 400
 }
 
 // release gives a captured request's buffers back, once written or
@@ -180,11 +227,34 @@ func (w *Writer) run() {
 				break more
 			}
 		}
+		start := time.Now()
 		w.write(batch)
 		for _, f := range flushed {
 			close(f)
 		}
 		batch, flushed = batch[:0], flushed[:0]
+		if !w.rest(time.Since(start)) {
+			w.drain()
+			return
+		}
+	}
+}
+
+// rest pauses the writer after a batch that took busy, so that it takes at
+// most cpuShare of a CPU; it reports false if the writer is told to stop
+// meanwhile.
+func (w *Writer) rest(busy time.Duration) bool {
+	pause := time.Duration(float64(busy) * (1 - cpuShare) / cpuShare)
+	if pause <= 0 {
+		return true
+	}
+	t := time.NewTimer(pause)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-w.stop:
+		return false
 	}
 }
 
@@ -230,8 +300,9 @@ func (w *Writer) write(batch []*Captured) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := w.store.RequestLogInsert(ctx, entries); err != nil {
-		w.dropped.Add(float64(len(entries)))
-		w.nDropped.Add(int64(len(entries)))
+		for _, e := range entries {
+			w.drop(e.ClientID, 1)
+		}
 		w.log.Warn("request log: insert failed", "requests", len(entries), "error", err)
 		return
 	}
@@ -264,7 +335,7 @@ func Redact(c *Captured) *store.RequestLog {
 var bufferPool = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
 
 // Buffer returns an empty capture buffer; the writer gives it back once
-// the request is redacted.
+// the request is redacted. A body takes one at its first bytes (Keep).
 func Buffer() []byte { return (*bufferPool.Get().(*[]byte))[:0] }
 
 func releaseCapture(c *Captured) {
@@ -286,6 +357,9 @@ func (b *CapturedBody) Keep(p []byte) {
 		// of it need not wait in the queue.
 		b.Overflow, b.Data = true, nil
 		return
+	}
+	if b.Data == nil && len(p) > 0 {
+		b.Data = Buffer()
 	}
 	b.Data = append(b.Data, p...)
 }

@@ -114,3 +114,44 @@ func TestWriterBoundsQueuedBytes(t *testing.T) {
 			queued>>20, reqlog.MaxQueuedBytes>>20)
 	}
 }
+
+// When the log falls behind, successful reads give way: past half the
+// queue they are dropped, while errors and writes still fit in the other
+// half. The writer here is closed, so that nothing drains the queue.
+func TestWriterShedsSuccessfulReadsFirst(t *testing.T) {
+	t.Parallel()
+	w := reqlog.NewWriter(nil, slog.New(slog.DiscardHandler))
+	if err := w.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	request := func(method string, status, i int) *reqlog.Captured {
+		return &reqlog.Captured{ClientID: "c", RequestID: fmt.Sprintf("req_shed_%05d", i), Method: method,
+			Path: "/accounts/get", Status: status}
+	}
+	for i := range reqlog.QueueSize {
+		w.Record(request("GET", 200, i))
+	}
+	_, readsDropped := w.Stats()
+	if readsDropped != reqlog.QueueSize/2 {
+		t.Fatalf("%d of %d successful reads dropped, want %d", readsDropped, reqlog.QueueSize, reqlog.QueueSize/2)
+	}
+	for i := range reqlog.QueueSize / 2 {
+		if i%2 == 0 {
+			w.Record(request("GET", 404, i))
+		} else {
+			w.Record(request("POST", 200, i))
+		}
+	}
+	if _, dropped := w.Stats(); dropped != readsDropped {
+		t.Fatalf("%d errors and writes dropped, want none", dropped-readsDropped)
+	}
+	// The queue is full now, for every request.
+	w.Record(request("GET", 500, 0))
+	if _, dropped := w.Stats(); dropped != readsDropped+1 {
+		t.Errorf("a full queue took an error")
+	}
+	// Each developer's dashboard counts its own.
+	if mine, other := w.Dropped("c"), w.Dropped("d"); mine != readsDropped+1 || other != 0 {
+		t.Errorf("dropped: %d of c's, %d of d's; want %d and 0", mine, other, readsDropped+1)
+	}
+}

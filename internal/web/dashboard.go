@@ -51,8 +51,17 @@ type Dashboard struct {
 	// SecretGrace is how long a rotated-out API secret keeps working.
 	SecretGrace time.Duration
 	// RequestLog is set when the deployment keeps a request log
-	// (--request-log-retention above 0): the overview counts its requests.
-	RequestLog bool
+	// (--request-log-retention above 0): the overview counts its requests,
+	// and the log's page says how many it left out.
+	RequestLog RequestLogWriter
+}
+
+// RequestLogWriter is what the dashboard asks of the request log's writer
+// (reqlog.Writer).
+type RequestLogWriter interface {
+	// Dropped is how many of a developer's requests the log left out since
+	// the server started.
+	Dropped(clientID string) int64
 }
 
 // dashboard serves the pages of /dashboard.

@@ -48,7 +48,7 @@ type requestsToday struct {
 // requestsToday counts the last day's API requests from the request log;
 // nil when the deployment keeps none (--request-log-retention 0).
 func (d *dashboard) requestsToday(ctx context.Context, p *member.Principal, w health.Window, now time.Time) (*requestsToday, error) {
-	if !d.RequestLog {
+	if d.RequestLog == nil {
 		return nil, nil
 	}
 	r, err := health.RequestCounts(ctx, d.Store, p.Client.ID, w, now)

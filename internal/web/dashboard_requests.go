@@ -67,6 +67,9 @@ type requestsData struct {
 	Requests []*store.RequestLog
 	First    string
 	Next     string
+	// Dropped is how many of the developer's requests the log left out
+	// since the server started.
+	Dropped int64
 }
 
 func (d *dashboard) requestLog(w http.ResponseWriter, r *http.Request, p *member.Principal) error {
@@ -75,6 +78,9 @@ func (d *dashboard) requestLog(w http.ResponseWriter, r *http.Request, p *member
 		Path: strings.TrimSpace(q.Get("path")), ErrorCode: strings.TrimSpace(q.Get("error_code")),
 		User: strings.TrimSpace(q.Get("user"))}
 	data := &requestsData{Filter: f, PerPage: requestsPerPage}
+	if d.RequestLog != nil {
+		data.Dropped = d.RequestLog.Dropped(p.Client.ID)
+	}
 	data.Any = len(f.values()) > 0
 	v := &view{Title: "Request log", Active: "requests", P: p, Data: data}
 	params := &store.RequestLogListParams{ClientID: p.Client.ID, RequestID: f.RequestID, PathPrefix: f.Path,

@@ -136,19 +136,19 @@ func (w *Writer) Record(c *Captured) {
 		default:
 		}
 	}
-	w.drop(c.ClientID, 1)
+	w.drop(c.ClientID)
 	w.release(c)
 }
 
-// drop counts n requests of a developer left out of the log.
-func (w *Writer) drop(clientID string, n int64) {
-	w.dropped.Add(float64(n))
-	w.nDropped.Add(n)
+// drop counts a request of a developer left out of the log.
+func (w *Writer) drop(clientID string) {
+	w.dropped.Inc()
+	w.nDropped.Add(1)
 	v, ok := w.droppedBy.Load(clientID)
 	if !ok {
 		v, _ = w.droppedBy.LoadOrStore(clientID, new(atomic.Int64))
 	}
-	v.(*atomic.Int64).Add(n)
+	v.(*atomic.Int64).Add(1)
 }
 
 // Dropped reports how many of a developer's requests were left out of the
@@ -301,7 +301,7 @@ func (w *Writer) write(batch []*Captured) {
 	defer cancel()
 	if err := w.store.RequestLogInsert(ctx, entries); err != nil {
 		for _, e := range entries {
-			w.drop(e.ClientID, 1)
+			w.drop(e.ClientID)
 		}
 		w.log.Warn("request log: insert failed", "requests", len(entries), "error", err)
 		return

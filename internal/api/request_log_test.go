@@ -540,6 +540,8 @@ func TestRequestLogLeavesOutReadsFirst(t *testing.T) {
 				t.Fatalf("GET /jwe/key: %d", r.status)
 			}
 		}
+		// At least 25: the queue's bytes may run out first, the capture
+		// buffers coming from a pool shared with bigger bodies.
 		readsLeftOut := writer.Dropped(h.clientID)
 		if readsLeftOut < 25 {
 			t.Fatalf("%d successful reads left out of a full log, want at least 25", readsLeftOut)

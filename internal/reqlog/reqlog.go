@@ -51,7 +51,8 @@ const QueueSize = 4096
 // dropped and counted.
 const MaxQueuedBytes = 16 << 20
 
-// A successful read (a GET or HEAD answered below 400) is dropped once the
+// A successful read (a GET, HEAD or reading POST answered below 400) is
+// dropped once the
 // queue holds half its requests or half its bytes: when the log cannot
 // keep up, the other half is kept for the requests a developer comes to
 // the log for, errors and writes.
@@ -160,8 +161,13 @@ func (w *Writer) Dropped(clientID string) int64 {
 	return 0
 }
 
+// readingPOSTs are the API's POST routes that change nothing.
+var readingPOSTs = map[string]bool{"/merchant/list": true, "/transactions/sync": true,
+	"/detected-accounts/search": true, "/detected-accounts/list": true, "/detected-accounts/sync": true}
+
 func (c *Captured) successfulRead() bool {
-	return (c.Method == "GET" || c.Method == "HEAD") && c.Status < 400
+	read := c.Method == "GET" || c.Method == "HEAD" || c.Method == "POST" && readingPOSTs[c.Path]
+	return read && c.Status < 400
 }
 
 // release gives a captured request's buffers back, once written or

@@ -129,7 +129,11 @@ func TestWriterShedsSuccessfulReadsFirst(t *testing.T) {
 			Path: "/accounts/get", Status: status}
 	}
 	for i := range reqlog.QueueSize {
-		w.Record(request("GET", 200, i))
+		r := request("GET", 200, i)
+		if i%2 == 1 { // a POST that only reads is a read
+			r.Method, r.Path = "POST", "/transactions/sync"
+		}
+		w.Record(r)
 	}
 	_, readsDropped := w.Stats()
 	if readsDropped != reqlog.QueueSize/2 {

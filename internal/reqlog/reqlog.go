@@ -52,10 +52,9 @@ const QueueSize = 4096
 const MaxQueuedBytes = 16 << 20
 
 // A successful read (a GET, HEAD or reading POST answered below 400) is
-// dropped once the
-// queue holds half its requests or half its bytes: when the log cannot
-// keep up, the other half is kept for the requests a developer comes to
-// the log for, errors and writes.
+// dropped once the queue holds half its requests or half its bytes: when
+// the log cannot keep up, the other half is kept for the requests a
+// developer comes to the log for, errors and writes.
 const (
 	readQueueSize  = QueueSize / 2
 	readQueueBytes = MaxQueuedBytes / 2
@@ -121,8 +120,8 @@ func (w *Writer) Register(reg prometheus.Registerer) error {
 // Stats reports how many requests were written and dropped so far.
 func (w *Writer) Stats() (written, dropped int64) { return w.nWritten.Load(), w.nDropped.Load() }
 
-// Record queues c for writing, or drops it when the queue is full: it
-// never blocks.
+// Record queues c for writing, or drops it when the queue is full (half
+// full, for a successful read): it never blocks.
 func (w *Writer) Record(c *Captured) {
 	w.once.Do(func() { go w.run() })
 	n := captureBytes(c)
